@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, as DESIGN.md's CLI surface names them.
+const (
+	exitOK        = 0
+	exitError     = 1
+	exitUsage     = 2
+	exitCancelled = 130
+)
+
+// userError is an error meant for a person: what went wrong, and the exact
+// commands that help. It is printed once, at the top, by Main.
+type userError struct {
+	msg   string
+	hints []string
+	code  int
+}
+
+func (e *userError) Error() string { return e.msg }
+
+// failf builds a userError with exit status 1 and optional hint lines.
+func failf(hints []string, format string, args ...any) error {
+	return &userError{msg: fmt.Sprintf(format, args...), hints: hints, code: exitError}
+}
+
+// usageError marks a mistake in how the command was called (exit 2).
+func usageError(err error) error {
+	return &userError{msg: err.Error(), hints: []string{"runaway --help"}, code: exitUsage}
+}
+
+// errCancelled is returned when the person cancels an interactive command.
+var errCancelled = &userError{msg: "cancelled; nothing was changed", code: exitCancelled}
+
+// Main runs the CLI with args and returns the process exit status.
+func Main(args []string) int {
+	root := newRootCmd(os.Stdin, os.Stdout, os.Stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	return reportError(os.Stderr, err)
+}
+
+// reportError prints err for a person as `runaway: …` plus `hint:` lines and
+// returns the exit status it stands for.
+func reportError(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue *userError
+	if !errors.As(err, &ue) {
+		// cobra's own errors (unknown command or flag) are usage errors.
+		ue = &userError{msg: err.Error(), hints: []string{"runaway --help"}, code: exitUsage}
+	}
+	fmt.Fprintf(stderr, "runaway: %s\n", strings.TrimSpace(ue.msg))
+	for _, h := range ue.hints {
+		fmt.Fprintf(stderr, "hint: %s\n", h)
+	}
+	return ue.code
+}
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "runaway",
+		Short: "Stop coding agents that run away",
+		Long: `runaway guards coding agents (Claude Code, Codex) from running away: it is
+run by the agent before every tool call and asks the person, denies or ends
+the turn when the session loops, keeps failing, or reaches its spend cap.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	for _, newCmd := range commands {
+		root.AddCommand(newCmd())
+	}
+	return root
+}
+
+// commands lists the subcommands; each lives in its own file.
+var commands = []func() *cobra.Command{
+	newVersionCmd,
+}

@@ -1,0 +1,82 @@
+// Package testscripts runs the scripts in this folder against the real
+// runaway command, built once for the run.
+package testscripts
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// binDir holds the runaway binary built by TestMain; scripts find it on PATH.
+var binDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "runaway-testscripts-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "runaway"), "../cmd/runaway")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building runaway:", err)
+		return 1
+	}
+	binDir = dir
+	return m.Run()
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 ".",
+		Setup:               setupEnv,
+		Cmds:                customCommands(),
+		RequireExplicitExec: false,
+		RequireUniqueNames:  true,
+	})
+}
+
+// setupEnv isolates every script: HOME, the XDG folders and the agents'
+// config folders all point into $WORK, so no script can touch a real home.
+func setupEnv(env *testscript.Env) error {
+	work := env.WorkDir
+	home := filepath.Join(work, "home")
+	vars := map[string]string{
+		"HOME":              home,
+		"XDG_CONFIG_HOME":   filepath.Join(home, ".config"),
+		"XDG_STATE_HOME":    filepath.Join(home, ".local", "state"),
+		"XDG_DATA_HOME":     filepath.Join(home, ".local", "share"),
+		"XDG_CACHE_HOME":    filepath.Join(home, ".cache"),
+		"XDG_BIN_HOME":      filepath.Join(home, ".local", "bin"),
+		"XDG_RUNTIME_DIR":   filepath.Join(work, "run"),
+		"CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
+		"CODEX_HOME":        filepath.Join(home, ".codex"),
+		"GEMINI_CLI_HOME":   home,
+		"STATE":             filepath.Join(home, ".local", "state", "runaway"),
+		"CONFIG":            filepath.Join(home, ".config", "runaway"),
+	}
+	for k, v := range vars {
+		env.Setenv(k, v)
+	}
+	// Agents' own variables must not leak in from the developer's shell.
+	for _, k := range []string{"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID", "CODEX_THREAD_ID", "CODEX_CI", "AI_AGENT"} {
+		env.Setenv(k, "")
+	}
+	env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
+	env.Setenv("GOOS_GOARCH", runtime.GOOS+"_"+runtime.GOARCH)
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	return os.MkdirAll(filepath.Join(work, "run"), 0o700)
+}
