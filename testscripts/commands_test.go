@@ -4,8 +4,11 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// customCommands are the script commands runaway's scripts add to
-// testscript's own.
-func customCommands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	return map[string]func(ts *testscript.TestScript, neg bool, args []string){}
-}
+// scriptCmd is a command that runaway's scripts add to testscript's own.
+type scriptCmd = func(ts *testscript.TestScript, neg bool, args []string)
+
+// scriptCmds holds them; each *_cmds_test.go file adds its own from init,
+// so areas of the project can add commands without touching one shared file.
+var scriptCmds = map[string]scriptCmd{}
+
+func customCommands() map[string]scriptCmd { return scriptCmds }

@@ -87,7 +87,9 @@ the turn when the session loops, keeps failing, or reaches its spend cap.`,
 	return root
 }
 
-// commands lists the subcommands; each lives in its own file.
-var commands = []func() *cobra.Command{
-	newVersionCmd,
-}
+// commands holds the subcommands' constructors. Each command lives in its
+// own file and adds itself from that file's init, so commands can be added
+// without touching this one.
+var commands []func() *cobra.Command
+
+func register(newCmd func() *cobra.Command) { commands = append(commands, newCmd) }

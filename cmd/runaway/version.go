@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
+func init() { register(newVersionCmd) }
+
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
