@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs the agents pinned in e2e/agents.txt into a cache folder outside the
+# repo, one folder per package@version, so the e2e tests can run the real
+# binaries. Already-installed versions are skipped; a failed download is
+# retried a few times. Prints where each agent is and its version.
+#
+#   RUNAWAY_E2E_CACHE   cache root (default: $HOME/.cache/runaway-e2e)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cache="${RUNAWAY_E2E_CACHE:-$HOME/.cache/runaway-e2e}"
+mkdir -p "$cache"
+
+# The folder name for a pin: "@openai/codex@0.169.0" -> "openai-codex@0.169.0".
+dir_for() {
+  local pin="$1"
+  pin="${pin#@}"
+  echo "${pin//\//-}"
+}
+
+# The binary each package installs.
+bin_for() {
+  case "$1" in
+    @anthropic-ai/claude-code@*) echo claude ;;
+    @openai/codex@*) echo codex ;;
+    *) echo "install-agents.sh: unknown package $1" >&2; return 1 ;;
+  esac
+}
+
+grep -v '^[[:space:]]*\(#\|$\)' "$here/agents.txt" | while read -r pin; do
+  dest="$cache/$(dir_for "$pin")"
+  bin="$(bin_for "$pin")"
+  exe="$dest/node_modules/.bin/$bin"
+  if [ -x "$exe" ] && [ -f "$dest/.complete" ]; then
+    echo "install-agents: $pin already in $dest"
+  else
+    start=$(date +%s)
+    for i in 1 2 3 4; do
+      # A half-finished install is thrown away, so a retry starts clean.
+      rm -rf "$dest" && mkdir -p "$dest"
+      if npm install --prefix "$dest" --no-audit --no-fund --no-save --loglevel=error "$pin" >"$dest.log" 2>&1 \
+        && "$exe" --version >/dev/null 2>&1; then
+        touch "$dest/.complete"
+        break
+      fi
+      echo "install-agents: installing $pin failed (try $i):" >&2
+      tail -n 20 "$dest.log" >&2
+      if [ "$i" = 4 ]; then exit 1; fi
+      sleep $((i * 10))
+    done
+    echo "install-agents: installed $pin into $dest in $(( $(date +%s) - start ))s"
+  fi
+  echo "install-agents: $bin $("$exe" --version 2>&1 | head -n 1) ($exe)"
+done

@@ -1,0 +1,39 @@
+// Package e2e drives the real agents (Claude Code and Codex, as pinned in
+// agents.txt) against fake model servers on loopback, with runaway wired in
+// as their hook, and checks what each agent did.
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// runawayBin is the runaway binary built once by TestMain.
+var runawayBin string
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "runaway-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	runawayBin = filepath.Join(dir, "runaway")
+	build := exec.Command("go", "build", "-o", runawayBin, "../cmd/runaway")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building runaway:", err)
+		return 1
+	}
+	if err := findAgents(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	findCommands()
+	return m.Run()
+}

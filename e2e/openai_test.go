@@ -1,0 +1,219 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+)
+
+// codexUsage is the usage a fake Responses API answer reports. As in the
+// real API, Cached is part of Input and Reasoning part of Output.
+type codexUsage struct {
+	Input, Cached, Output, Reasoning int
+}
+
+func (u codexUsage) json() map[string]any {
+	return map[string]any{
+		"input_tokens":          u.Input,
+		"input_tokens_details":  map[string]any{"cached_tokens": u.Cached},
+		"output_tokens":         u.Output,
+		"output_tokens_details": map[string]any{"reasoning_tokens": u.Reasoning},
+		"total_tokens":          u.Input + u.Output,
+	}
+}
+
+// codexTurn is one scripted answer: a shell command, or with Cmd empty a
+// final plain message.
+type codexTurn struct {
+	Cmd   string
+	Text  string
+	Usage codexUsage
+}
+
+// codexScript scripts the fake model for Codex. The answer is chosen by how
+// many tool outputs the request's input carries; after the scripted turns
+// the model ends with a plain message.
+type codexScript struct {
+	Turns []codexTurn
+	End   codexUsage
+}
+
+// compactionUsage is what a compaction request reports: small, so a
+// compaction never leads to another one.
+var compactionUsage = codexUsage{Input: 2000, Output: 200}
+
+// openaiServer is a fake OpenAI Responses API on 127.0.0.1.
+type openaiServer struct {
+	*fakeServer
+	script codexScript
+
+	mu       sync.Mutex
+	requests []openaiRequestLog
+	perSess  map[string]int
+}
+
+// openaiRequestLog is what the tests can see of each request.
+type openaiRequestLog struct {
+	Session     string
+	Kind        string // "turn" or "compaction"
+	Model       string
+	ToolOutputs int
+	Answer      string // the command run, or "text"
+	Usage       codexUsage
+}
+
+func newOpenAIServer(t *testing.T, script codexScript) *openaiServer {
+	s := &openaiServer{script: script, perSess: map[string]int{}}
+	s.fakeServer = startFakeServer(t, http.HandlerFunc(s.serve))
+	return s
+}
+
+type responsesRequest struct {
+	Model string `json:"model"`
+	Input []struct {
+		Type string `json:"type"`
+	} `json:"input"`
+	Tools []struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+func (s *openaiServer) serve(w http.ResponseWriter, r *http.Request) {
+	if !s.admit(w) {
+		return
+	}
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" {
+		s.notFound(w, r)
+		return
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	var req responsesRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	var meta struct {
+		RequestKind string `json:"request_kind"`
+	}
+	_ = json.Unmarshal([]byte(r.Header.Get("x-codex-turn-metadata")), &meta)
+	session := r.Header.Get("session-id")
+	outputs := 0
+	for _, it := range req.Input {
+		if it.Type == "function_call_output" {
+			outputs++
+		}
+	}
+	kind := "turn"
+	if meta.RequestKind == "compaction" || len(req.Tools) == 0 {
+		kind = "compaction"
+	}
+
+	s.mu.Lock()
+	s.perSess[session]++
+	// A compaction restarts the history, and so the count of tool outputs:
+	// past this many requests a session only gets final messages.
+	overrun := s.perSess[session] > 2*len(s.script.Turns)+10
+	turn := codexTurn{Text: "Done.", Usage: s.script.End}
+	switch {
+	case kind == "compaction":
+		turn = codexTurn{Text: "Summary: the commands were run.", Usage: compactionUsage}
+	case !overrun && outputs < len(s.script.Turns):
+		turn = s.script.Turns[outputs]
+	}
+	answer := turn.Cmd
+	if answer == "" {
+		answer = "text"
+	}
+	s.requests = append(s.requests, openaiRequestLog{Session: session, Kind: kind, Model: req.Model, ToolOutputs: outputs, Answer: answer, Usage: turn.Usage})
+	n := len(s.requests)
+	s.mu.Unlock()
+
+	respID := fmt.Sprintf("resp_%s_%04d", s.nonce, n)
+	var item map[string]any
+	if turn.Cmd != "" {
+		name, args := shellCall(req, turn.Cmd)
+		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%s_%04d", s.nonce, n), "call_id": fmt.Sprintf("call_%s_%04d", s.nonce, n), "name": name, "arguments": args}
+	} else {
+		item = map[string]any{"type": "message", "id": fmt.Sprintf("msg_%s_%04d", s.nonce, n), "role": "assistant",
+			"content": []any{map[string]any{"type": "output_text", "text": turn.Text, "annotations": []any{}}}}
+	}
+	resp := map[string]any{"id": respID, "object": "response", "status": "in_progress", "model": req.Model, "output": []any{}}
+	sse := newSSE(w)
+	seq := 0
+	ev := func(name string, data map[string]any) {
+		data["type"] = name
+		data["sequence_number"] = seq
+		seq++
+		sse.event(name, data)
+	}
+	ev("response.created", map[string]any{"response": resp})
+	ev("response.in_progress", map[string]any{"response": resp})
+	added := map[string]any{}
+	for k, v := range item {
+		added[k] = v
+	}
+	added["status"] = "in_progress"
+	if turn.Cmd != "" {
+		added["arguments"] = ""
+		ev("response.output_item.added", map[string]any{"output_index": 0, "item": added})
+		ev("response.function_call_arguments.delta", map[string]any{"item_id": item["id"], "output_index": 0, "delta": item["arguments"]})
+		ev("response.function_call_arguments.done", map[string]any{"item_id": item["id"], "output_index": 0, "arguments": item["arguments"]})
+	} else {
+		added["content"] = []any{}
+		ev("response.output_item.added", map[string]any{"output_index": 0, "item": added})
+		part := map[string]any{"type": "output_text", "text": "", "annotations": []any{}}
+		ev("response.content_part.added", map[string]any{"item_id": item["id"], "output_index": 0, "content_index": 0, "part": part})
+		ev("response.output_text.delta", map[string]any{"item_id": item["id"], "output_index": 0, "content_index": 0, "delta": turn.Text})
+		ev("response.output_text.done", map[string]any{"item_id": item["id"], "output_index": 0, "content_index": 0, "text": turn.Text})
+		part["text"] = turn.Text
+		ev("response.content_part.done", map[string]any{"item_id": item["id"], "output_index": 0, "content_index": 0, "part": part})
+	}
+	item["status"] = "completed"
+	ev("response.output_item.done", map[string]any{"output_index": 0, "item": item})
+	done := map[string]any{"id": respID, "object": "response", "status": "completed", "model": req.Model, "output": []any{item}, "usage": turn.Usage.json()}
+	ev("response.completed", map[string]any{"response": done})
+}
+
+// shellCall makes the call of the shell tool the request advertises, with
+// that tool's own argument shape.
+func shellCall(req responsesRequest, cmd string) (name, args string) {
+	for _, t := range req.Tools {
+		var a any
+		switch t.Name {
+		case "exec_command":
+			a = map[string]any{"cmd": cmd}
+		case "shell_command":
+			a = map[string]any{"command": cmd}
+		case "shell":
+			a = map[string]any{"command": []string{"bash", "-lc", cmd}}
+		default:
+			continue
+		}
+		b, _ := json.Marshal(a)
+		return t.Name, string(b)
+	}
+	b, _ := json.Marshal(map[string]any{"cmd": cmd})
+	return "exec_command", string(b)
+}
+
+func (s *openaiServer) log() []openaiRequestLog {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]openaiRequestLog(nil), s.requests...)
+}
+
+// reported sums the usage the server reported over all its answers.
+func (s *openaiServer) reported() codexUsage {
+	var sum codexUsage
+	for _, r := range s.log() {
+		sum.Input += r.Usage.Input
+		sum.Cached += r.Usage.Cached
+		sum.Output += r.Usage.Output
+		sum.Reasoning += r.Usage.Reasoning
+	}
+	return sum
+}
