@@ -1,6 +1,8 @@
 package testscripts
 
 import (
+	"fmt"
+
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -12,3 +14,14 @@ type scriptCmd = func(ts *testscript.TestScript, neg bool, args []string)
 var scriptCmds = map[string]scriptCmd{}
 
 func customCommands() map[string]scriptCmd { return scriptCmds }
+
+// scriptConds are conditions ([name]) scripts can test, added the same way.
+var scriptConds = map[string]func() bool{}
+
+func customCondition(cond string) (bool, error) {
+	f, ok := scriptConds[cond]
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	return f(), nil
+}

@@ -42,6 +42,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 ".",
 		Setup:               setupEnv,
 		Cmds:                customCommands(),
+		Condition:           customCondition,
 		RequireExplicitExec: false,
 		RequireUniqueNames:  true,
 	})

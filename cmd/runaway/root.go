@@ -43,6 +43,10 @@ var errCancelled = &userError{msg: "cancelled; nothing was changed", code: exitC
 
 // Main runs the CLI with args and returns the process exit status.
 func Main(args []string) int {
+	if len(args) > 0 && args[0] == "hook" {
+		runHook(args[1:])
+		return exitOK
+	}
 	root := newRootCmd(os.Stdin, os.Stdout, os.Stderr)
 	root.SetArgs(args)
 	err := root.Execute()

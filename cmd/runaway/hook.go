@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/adrg/xdg"
+	"github.com/spf13/cobra"
+
+	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/guard"
+)
+
+func init() { register(newHookCmd) }
+
+func newHookCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "hook [claude|codex]",
+		Short: "Answer one tool call (run by the agent before every tool call)",
+		Long: `hook reads one tool call's JSON from stdin, as the agent sends it before
+running the tool, and answers on stdout in the agent's own format: nothing
+(go on), a warning, ask the person, deny, or end the turn.
+
+The agent is told from the input itself; the argument is only a hint.
+hook always exits 0: whatever goes wrong ends in "no decision" and a line
+in runaway's error log.`,
+		// The agent's command line must never make the hook fail: no flag
+		// parsing, any arguments.
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			runHook(args)
+			return nil
+		},
+	}
+}
+
+// runHook is the hook path. Main calls it before building the CLI, so a
+// tool call pays for nothing else.
+func runHook(args []string) {
+	hint := ""
+	if len(args) > 0 {
+		hint = args[0]
+	}
+	h := &guard.Hook{
+		StateDir:   stateDir(),
+		ConfigPath: configs.PolicyPath(),
+		Stderr:     os.Stderr,
+	}
+	h.Run(os.Stdin, os.Stdout, hint)
+}
+
+// stateDir is runaway's state folder: $XDG_STATE_HOME/runaway.
+func stateDir() string { return filepath.Join(xdg.StateHome, "runaway") }

@@ -1,0 +1,190 @@
+// Package configs owns the files runaway reads and writes as configuration:
+// runaway's own config file (the policy) and the agents' settings files.
+package configs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/adrg/xdg"
+	"github.com/tailscale/hujson"
+)
+
+// Policy is what the guard enforces. Every field is optional in the file;
+// a zero cap means "no cap".
+type Policy struct {
+	// SessionCapUSD is the spend at which a session's turn is stopped.
+	SessionCapUSD float64 `json:"session_cap_usd"`
+	// WarnAt is the share of a cap at which the person is warned once (0.8 = 80%).
+	WarnAt float64 `json:"warn_at"`
+	// PromptCapUSD caps the spend since one prompt was first seen.
+	PromptCapUSD float64 `json:"prompt_cap_usd"`
+	// DailyCapUSD caps the spend of all sessions in one (local) day.
+	DailyCapUSD float64 `json:"daily_cap_usd"`
+	// FailureRun is how many failed tool results in a row make runaway ask.
+	FailureRun int `json:"failure_run"`
+	// RepeatRun is how many identical calls in a row make runaway ask.
+	RepeatRun int `json:"repeat_run"`
+	// Prices adds or overrides model prices; the pricing package defines
+	// the shape of each value.
+	Prices map[string]json.RawMessage `json:"prices,omitempty"`
+}
+
+// Defaults: what runaway enforces when the config says nothing.
+const (
+	DefaultSessionCapUSD = 20
+	DefaultWarnAt        = 0.8
+	DefaultFailureRun    = 5
+	DefaultRepeatRun     = 5
+)
+
+// DefaultPolicy is the policy with no config file and no environment.
+func DefaultPolicy() Policy {
+	return Policy{
+		SessionCapUSD: DefaultSessionCapUSD,
+		WarnAt:        DefaultWarnAt,
+		FailureRun:    DefaultFailureRun,
+		RepeatRun:     DefaultRepeatRun,
+	}
+}
+
+// PolicyPath is runaway's config file: $XDG_CONFIG_HOME/runaway/config.json.
+func PolicyPath() string {
+	return filepath.Join(xdg.ConfigHome, "runaway", "config.json")
+}
+
+// EnvPrefix starts the environment variables that override single fields:
+// RUNAWAY_SESSION_CAP_USD=5 overrides session_cap_usd.
+const EnvPrefix = "RUNAWAY_"
+
+// LoadPolicy reads the config at path (JSON with comments), then applies the
+// environment overrides read through getenv. It never fails: a file that
+// does not parse leaves the defaults in place, a bad value leaves the
+// default for its field, and each such problem is returned for the caller
+// to log.
+func LoadPolicy(path string, getenv func(string) string) (Policy, []error) {
+	p := DefaultPolicy()
+	var problems []error
+	if err := p.readFile(path); err != nil {
+		p = DefaultPolicy()
+		problems = append(problems, err)
+	}
+	problems = append(problems, p.applyEnv(getenv)...)
+	problems = append(problems, p.check()...)
+	return p, problems
+}
+
+func (p *Policy) readFile(path string) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading config: %w", err)
+	}
+	std, err := hujson.Standardize(data)
+	if err != nil {
+		return fmt.Errorf("config %s does not parse, using the defaults: %w", path, err)
+	}
+	if len(strings.TrimSpace(string(std))) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(std, p); err != nil {
+		return fmt.Errorf("config %s is not valid, using the defaults: %w", path, err)
+	}
+	return nil
+}
+
+// PolicyFields are the JSON names of the fields the environment can
+// override, in the order people read them.
+var PolicyFields = []string{"session_cap_usd", "warn_at", "prompt_cap_usd", "daily_cap_usd", "failure_run", "repeat_run", "prices"}
+
+// EnvName is the environment variable that overrides one field.
+func EnvName(field string) string { return EnvPrefix + strings.ToUpper(field) }
+
+// setField parses s into the field named by its JSON name.
+func (p *Policy) setField(name, s string) error {
+	s = strings.TrimSpace(s)
+	float := func(dst *float64) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err == nil {
+			*dst = v
+		}
+		return err
+	}
+	integer := func(dst *int) error {
+		v, err := strconv.Atoi(s)
+		if err == nil {
+			*dst = v
+		}
+		return err
+	}
+	switch name {
+	case "session_cap_usd":
+		return float(&p.SessionCapUSD)
+	case "warn_at":
+		return float(&p.WarnAt)
+	case "prompt_cap_usd":
+		return float(&p.PromptCapUSD)
+	case "daily_cap_usd":
+		return float(&p.DailyCapUSD)
+	case "failure_run":
+		return integer(&p.FailureRun)
+	case "repeat_run":
+		return integer(&p.RepeatRun)
+	case "prices":
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			return err
+		}
+		p.Prices = m
+		return nil
+	}
+	return fmt.Errorf("unknown field %q", name)
+}
+
+func (p *Policy) applyEnv(getenv func(string) string) []error {
+	var problems []error
+	for _, name := range PolicyFields {
+		key := EnvName(name)
+		v := getenv(key)
+		if v == "" {
+			continue
+		}
+		if err := p.setField(name, v); err != nil {
+			problems = append(problems, fmt.Errorf("%s=%q ignored: %w", key, v, err))
+		}
+	}
+	return problems
+}
+
+// check puts values that make no sense back to their defaults.
+func (p *Policy) check() []error {
+	var problems []error
+	d := DefaultPolicy()
+	if p.SessionCapUSD < 0 || p.PromptCapUSD < 0 || p.DailyCapUSD < 0 {
+		problems = append(problems, errors.New("a negative cap means nothing; negative caps are off"))
+		p.SessionCapUSD = max(p.SessionCapUSD, 0)
+		p.PromptCapUSD = max(p.PromptCapUSD, 0)
+		p.DailyCapUSD = max(p.DailyCapUSD, 0)
+	}
+	if p.WarnAt <= 0 || p.WarnAt > 1 {
+		problems = append(problems, fmt.Errorf("warn_at %v is not a share above 0 and at most 1; using %v", p.WarnAt, d.WarnAt))
+		p.WarnAt = d.WarnAt
+	}
+	if p.FailureRun < 2 {
+		problems = append(problems, fmt.Errorf("failure_run %d is below 2; using %d", p.FailureRun, d.FailureRun))
+		p.FailureRun = d.FailureRun
+	}
+	if p.RepeatRun < 2 {
+		problems = append(problems, fmt.Errorf("repeat_run %d is below 2; using %d", p.RepeatRun, d.RepeatRun))
+		p.RepeatRun = d.RepeatRun
+	}
+	return problems
+}

@@ -1,0 +1,58 @@
+package configs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadPolicyDefaults(t *testing.T) {
+	p, problems := LoadPolicy(filepath.Join(t.TempDir(), "missing.json"), env(nil))
+	if len(problems) != 0 {
+		t.Fatal(problems)
+	}
+	want := DefaultPolicy()
+	if p.SessionCapUSD != want.SessionCapUSD || p.WarnAt != 0.8 || p.FailureRun != 5 || p.RepeatRun != 5 || p.PromptCapUSD != 0 || p.DailyCapUSD != 0 {
+		t.Fatalf("%+v", p)
+	}
+}
+
+func TestLoadPolicyFileAndEnv(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{
+  // comments and trailing commas are fine
+  "session_cap_usd": 7.5,
+  "prompt_cap_usd": 2,
+  "prices": {"my-model": {"input": 1}},
+}`), 0o600)
+	p, problems := LoadPolicy(path, env(map[string]string{"RUNAWAY_SESSION_CAP_USD": "5", "RUNAWAY_FAILURE_RUN": "3"}))
+	if len(problems) != 0 {
+		t.Fatal(problems)
+	}
+	if p.SessionCapUSD != 5 || p.PromptCapUSD != 2 || p.FailureRun != 3 || p.RepeatRun != 5 || string(p.Prices["my-model"]) != `{"input": 1}` {
+		t.Fatalf("%+v", p)
+	}
+}
+
+func TestLoadPolicyBadInput(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{"session_cap_usd": 3,,}`), 0o600)
+	p, problems := LoadPolicy(path, env(nil))
+	if p.SessionCapUSD != DefaultSessionCapUSD || len(problems) != 1 || !strings.Contains(problems[0].Error(), "does not parse") {
+		t.Fatalf("%+v %v", p, problems)
+	}
+	os.WriteFile(path, []byte(`{"session_cap_usd": "three"}`), 0o600)
+	p, problems = LoadPolicy(path, env(nil))
+	if p.SessionCapUSD != DefaultSessionCapUSD || len(problems) != 1 {
+		t.Fatalf("%+v %v", p, problems)
+	}
+	p, problems = LoadPolicy(filepath.Join(t.TempDir(), "none"), env(map[string]string{
+		"RUNAWAY_WARN_AT": "1.5", "RUNAWAY_REPEAT_RUN": "1", "RUNAWAY_DAILY_CAP_USD": "-3", "RUNAWAY_PRICES": "{",
+	}))
+	if p.WarnAt != DefaultWarnAt || p.RepeatRun != DefaultRepeatRun || p.DailyCapUSD != 0 || len(problems) != 4 {
+		t.Fatalf("%+v %v", p, problems)
+	}
+}

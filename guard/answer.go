@@ -1,0 +1,172 @@
+package guard
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Kind is what a wire wants done with a call, weakest first.
+type Kind int
+
+const (
+	None Kind = iota
+	Warn      // tell the person, let the call run
+	Ask       // ask the person before the call runs
+	Deny      // refuse the call; the model reads the reason
+	Stop      // refuse the call and end the turn
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Warn:
+		return "warn"
+	case Ask:
+		return "ask"
+	case Deny:
+		return "deny"
+	case Stop:
+		return "stop"
+	}
+	return "none"
+}
+
+// Verdict is one wire's result for one call.
+type Verdict struct {
+	Kind   Kind
+	Wire   string // loop, failure, spend, tamper
+	Reason string // for people; starts with "runaway: "
+	// ModelHint is added to the reason where the model, not the person,
+	// reads it (Codex, which has no "ask"): what the model should do.
+	ModelHint string
+}
+
+// Answer is the combined result of all wires for one call: the strongest
+// kind wins (stop > deny > ask > warn), and the messages are combined.
+type Answer struct {
+	Verdicts []Verdict
+}
+
+// Kind is the strongest kind among the verdicts.
+func (a Answer) Kind() Kind {
+	k := None
+	for _, v := range a.Verdicts {
+		k = max(k, v.Kind)
+	}
+	return k
+}
+
+// reasons joins the reasons of the verdicts of at least kind min (and at
+// most max), in the order the wires ran.
+func (a Answer) reasons(lo, hi Kind, withHints bool) string {
+	var parts []string
+	for _, v := range a.Verdicts {
+		if v.Kind < lo || v.Kind > hi {
+			continue
+		}
+		r := v.Reason
+		if withHints && v.ModelHint != "" {
+			if !strings.HasSuffix(r, ".") {
+				r += "."
+			}
+			r += " " + v.ModelHint
+		}
+		parts = append(parts, r)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// preToolUse is the hookSpecificOutput both Claude Code and Codex read.
+type preToolUse struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision"`
+	PermissionDecisionReason string `json:"permissionDecisionReason"`
+}
+
+// claudeOutput is Claude Code's hook answer.
+type claudeOutput struct {
+	Continue           *bool       `json:"continue,omitempty"`
+	StopReason         string      `json:"stopReason,omitempty"`
+	SystemMessage      string      `json:"systemMessage,omitempty"`
+	HookSpecificOutput *preToolUse `json:"hookSpecificOutput,omitempty"`
+}
+
+// codexOutput holds only the fields Codex accepts: it marks a hook that
+// sends anything else (ask, continue, stopReason, …) as failed and runs the
+// tool anyway.
+type codexOutput struct {
+	SystemMessage      string      `json:"systemMessage,omitempty"`
+	HookSpecificOutput *preToolUse `json:"hookSpecificOutput,omitempty"`
+}
+
+// Encode renders the answer in the harness's own format. An answer with
+// nothing to say is no output at all (Cursor: `{}`), which every harness
+// reads as "no decision".
+func (a Answer) Encode(h Harness) []byte {
+	switch h {
+	case Cursor:
+		// Cursor runs Claude Code's hooks, but its transcripts carry no
+		// usage and its answer format differs: runaway stays out of the way.
+		return []byte("{}\n")
+	case Codex:
+		return a.encodeCodex()
+	default:
+		return a.encodeClaude()
+	}
+}
+
+func (a Answer) encodeClaude() []byte {
+	var out claudeOutput
+	switch k := a.Kind(); k {
+	case None:
+		return nil
+	case Warn:
+		out.SystemMessage = a.reasons(Warn, Warn, false)
+	case Ask:
+		// The reason of an ask is shown to the person.
+		out.HookSpecificOutput = decision("ask", a.reasons(Ask, Ask, false))
+		out.SystemMessage = a.reasons(Warn, Warn, false)
+	case Deny, Stop:
+		// The reason of a deny is shown to the model; warnings and asks
+		// that came with it go to the person.
+		out.HookSpecificOutput = decision("deny", a.reasons(Deny, Stop, true))
+		out.SystemMessage = a.reasons(Warn, Ask, false)
+		if k == Stop {
+			f := false
+			out.Continue = &f
+			out.StopReason = a.reasons(Stop, Stop, false)
+		}
+	}
+	return marshal(out)
+}
+
+func (a Answer) encodeCodex() []byte {
+	var out codexOutput
+	switch a.Kind() {
+	case None:
+		return nil
+	case Warn:
+		out.SystemMessage = a.reasons(Warn, Warn, false)
+	default:
+		// Codex has no ask and no way to end the turn from this hook: deny,
+		// and tell the model to stop and ask the person. Later calls are
+		// denied again while the cause lasts.
+		out.HookSpecificOutput = decision("deny", a.reasons(Ask, Stop, true))
+		out.SystemMessage = a.reasons(Warn, Warn, false)
+	}
+	return marshal(out)
+}
+
+func decision(d, reason string) *preToolUse {
+	return &preToolUse{HookEventName: "PreToolUse", PermissionDecision: d, PermissionDecisionReason: reason}
+}
+
+func marshal(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // reasons quote commands: keep `<`, `>`, `&` readable
+	if err := enc.Encode(v); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,116 @@
+package guard
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// cosmeticFields are tool input fields that do not change what a call does:
+// two calls that differ only there are the same call.
+var cosmeticFields = map[string]bool{
+	"description": true,
+}
+
+// Fingerprint identifies a call by its tool and input: the tool name and
+// the input's canonical JSON (keys sorted, numbers as written, cosmetic
+// fields left out), hashed. Only the hash is stored.
+func Fingerprint(tool string, input json.RawMessage) string {
+	h := sha256.New()
+	h.Write([]byte(tool))
+	h.Write([]byte{0})
+	h.Write(canonical(input))
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
+func canonical(input json.RawMessage) []byte {
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return bytes.TrimSpace(input)
+	}
+	if m, ok := v.(map[string]any); ok {
+		for k := range m {
+			if cosmeticFields[k] {
+				delete(m, k)
+			}
+		}
+	}
+	out, err := json.Marshal(v) // encoding/json sorts map keys
+	if err != nil {
+		return bytes.TrimSpace(input)
+	}
+	return out
+}
+
+// maxSummary bounds the summary of a call kept in state and shown in
+// messages: enough to recognise the call, too short to hold much of it.
+const maxSummary = 80
+
+// summaryFields are the input fields that name what a call does, per tool,
+// first match wins.
+var summaryFields = []string{"command", "cmd", "file_path", "path", "notebook_path", "pattern", "url", "query", "prompt", "description"}
+
+// Summarize gives a short, redacted description of a call for people:
+// the command of a shell call, the file of an edit, the pattern of a search.
+func Summarize(tool string, input json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil {
+		return ""
+	}
+	for _, f := range summaryFields {
+		raw, ok := m[f]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal(raw, &s) == nil && s != "" {
+			return shorten(redact(firstLine(s)))
+		}
+		var argv []string // Codex's older shell tool sends argv
+		if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
+			return shorten(redact(firstLine(strings.Join(argv, " "))))
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i]) + " …"
+	}
+	return s
+}
+
+func shorten(s string) string {
+	if len(s) <= maxSummary {
+		return s
+	}
+	cut := maxSummary - 1
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+var (
+	// KEY=value and --token value pairs whose name says secret.
+	secretAssign = regexp.MustCompile(`(?i)([A-Za-z0-9_]*(?:key|token|secret|passw(?:or)?d|auth|credential)[A-Za-z0-9_]*\s*[=:]\s*|--?(?:[a-z-]*)(?:key|token|secret|password)[a-z-]*[= ])('[^']*'|"[^"]*"|\S+)`)
+	// Long runs of token characters: API keys, bearer tokens, hashes.
+	longToken = regexp.MustCompile(`[A-Za-z0-9_\-+/=]{32,}`)
+	// user:password@ in URLs.
+	urlPassword = regexp.MustCompile(`://([^/\s:@]+):[^/\s@]+@`)
+)
+
+// redact hides what looks like a secret before a summary is stored.
+func redact(s string) string {
+	s = secretAssign.ReplaceAllString(s, "${1}***")
+	s = urlPassword.ReplaceAllString(s, "://${1}:***@")
+	return longToken.ReplaceAllString(s, "***")
+}

@@ -1,0 +1,215 @@
+// Package guard turns one tool call into one answer: it reads the call the
+// agent sends on stdin, detects the agent, keeps the session's state under a
+// lock, runs the wires, and encodes the strongest result in the agent's own
+// answer format. It never breaks the agent: every error, panic, timeout or
+// bad input ends in "no decision" (empty stdout) and a line in the error log.
+package guard
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/runaway-guard/runaway/configs"
+)
+
+// DefaultDeadline bounds one hook run, well under the 10 s timeout of
+// runaway's settings entry: past it the hook answers "no decision".
+const DefaultDeadline = 3 * time.Second
+
+// DeadlineEnv overrides the deadline (a Go duration such as "500ms").
+const DeadlineEnv = "RUNAWAY_HOOK_DEADLINE"
+
+// Hook runs one hook call. The zero value is not usable: fill in the paths.
+type Hook struct {
+	StateDir   string                 // runaway's state folder
+	ConfigPath string                 // runaway's config file
+	Getenv     func(string) string    // the environment (overrides)
+	Now        func() time.Time       // the clock
+	Stderr     io.Writer              // where errors go when the error log cannot be written
+	Deadline   time.Duration          // 0: DefaultDeadline, or $RUNAWAY_HOOK_DEADLINE
+	LockWait   time.Duration          // 0: the store's default
+	extraWire  func(*Session) Verdict // tests only: a wire that misbehaves
+}
+
+// call is one tool call on its way through the wires.
+type call struct {
+	in     *Input
+	policy configs.Policy
+	sess   *Session
+	now    time.Time
+	Call
+}
+
+// Run reads one call from stdin and writes the answer to stdout. It never
+// fails and never panics; what went wrong goes to the error log.
+func (h *Hook) Run(stdin io.Reader, stdout io.Writer, hint string) {
+	errs := h.errorLog()
+	ctx, cancel := context.WithTimeout(context.Background(), h.deadline(errs))
+	defer cancel()
+
+	done := make(chan []byte, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				errs.Log("hook", fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
+				done <- nil
+			}
+		}()
+		out, err := h.answer(ctx, stdin, Harness(hint))
+		if err != nil {
+			errs.Log("hook "+hint, err)
+			out = nil
+		}
+		done <- out
+	}()
+
+	select {
+	case out := <-done:
+		if len(out) > 0 {
+			_, _ = stdout.Write(out)
+		}
+	case <-ctx.Done():
+		errs.Log("hook "+hint, fmt.Errorf("no answer within the hook's deadline; answered no decision"))
+	}
+}
+
+func (h *Hook) errorLog() *ErrorLog {
+	return &ErrorLog{Path: filepath.Join(h.StateDir, ErrorLogName), Fallback: h.Stderr, Now: h.now}
+}
+
+func (h *Hook) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+func (h *Hook) getenv(k string) string {
+	if h.Getenv != nil {
+		return h.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+func (h *Hook) deadline(errs *ErrorLog) time.Duration {
+	if h.Deadline > 0 {
+		return h.Deadline
+	}
+	if s := h.getenv(DeadlineEnv); s != "" {
+		d, err := time.ParseDuration(s)
+		if err == nil && d > 0 {
+			return d
+		}
+		errs.Log("hook", fmt.Errorf("%s=%q is not a positive duration; using %s", DeadlineEnv, s, DefaultDeadline))
+	}
+	return DefaultDeadline
+}
+
+// answer is the hook's work: returns the bytes to print, or an error for
+// the log (and no decision).
+func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byte, error) {
+	switch hint {
+	case "", Claude, Codex:
+	default:
+		h.errorLog().Log("hook", fmt.Errorf("unknown harness %q on the command line; telling it from the input", hint))
+		hint = ""
+	}
+	in, err := ReadInput(stdin, hint)
+	if err != nil {
+		return nil, err
+	}
+	if in.Harness == Cursor {
+		return Answer{}.Encode(Cursor), nil
+	}
+	if !in.isToolCall() {
+		return nil, nil
+	}
+
+	policy, problems := configs.LoadPolicy(h.ConfigPath, h.getenv)
+	for _, p := range problems {
+		h.errorLog().Log("config", p)
+	}
+
+	store := &Store{Dir: h.StateDir, LockWait: h.LockWait}
+	locked, err := store.Open(ctx, in.Harness, in.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer locked.Close()
+
+	c := &call{in: in, policy: policy, sess: locked.Session, now: h.now()}
+	c.Call = Call{Fingerprint: Fingerprint(in.ToolName, in.ToolInput), Tool: in.ToolName, Summary: Summarize(in.ToolName, in.ToolInput)}
+	ans := h.runWires(c)
+
+	if err := ctx.Err(); err != nil {
+		// Too late: the answer would not be printed; keep state as it was.
+		return nil, err
+	}
+	if err := h.record(c, ans); err != nil {
+		return nil, err
+	}
+	if err := locked.Save(); err != nil {
+		return nil, fmt.Errorf("saving session state: %w", err)
+	}
+	return ans.Encode(in.Harness), nil
+}
+
+// runWires updates the session with the call and runs every wire on it.
+func (h *Hook) runWires(c *call) Answer {
+	s := c.sess
+	if s.Started.IsZero() {
+		s.Started = c.now
+	}
+	s.Updated = c.now
+	s.Calls++
+	if c.in.Cwd != "" {
+		s.Cwd = c.in.Cwd
+	}
+	var ans Answer
+	add := func(v Verdict) {
+		if v.Kind != None {
+			ans.Verdicts = append(ans.Verdicts, v)
+		}
+	}
+	add(loopWire(s, c.Call, c.policy.RepeatRun))
+	if h.extraWire != nil {
+		add(h.extraWire(s))
+	}
+	return ans
+}
+
+// record keeps what the answer decided in the session and the decision log.
+func (h *Hook) record(c *call, ans Answer) error {
+	var last *Decision
+	for _, v := range ans.Verdicts {
+		d := Decision{
+			Time: c.now.UTC(), Harness: c.in.Harness, Session: c.in.SessionID,
+			Wire: v.Wire, Decision: v.Kind.String(), Tool: c.Tool, Summary: v.Reason,
+		}
+		if err := appendDecision(filepath.Join(h.StateDir, DecisionLogName), d); err != nil {
+			return fmt.Errorf("writing decision log: %w", err)
+		}
+		if last == nil || v.Kind >= kindOf(last.Decision) {
+			dd := d
+			last = &dd
+		}
+	}
+	if last != nil {
+		c.sess.Last = last
+	}
+	return nil
+}
+
+func kindOf(s string) Kind {
+	for k := None; k <= Stop; k++ {
+		if k.String() == s {
+			return k
+		}
+	}
+	return None
+}

@@ -1,0 +1,100 @@
+package guard
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Harness is the agent that ran the hook.
+type Harness string
+
+const (
+	Claude Harness = "claude"
+	Codex  Harness = "codex"
+	Cursor Harness = "cursor"
+)
+
+// MaxInput bounds what the hook reads from stdin. Tool inputs are small;
+// anything larger is not a tool call runaway should spend time on.
+const MaxInput = 8 << 20
+
+// Input is one PreToolUse call as the agents send it. Field names are the
+// union of Claude Code's, Codex's and Cursor's (see shared/reference).
+type Input struct {
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	PromptID       string          `json:"prompt_id"`      // Claude Code, per user prompt
+	TurnID         string          `json:"turn_id"`        // Codex, per turn
+	Model          string          `json:"model"`          // Codex and Cursor
+	AgentID        string          `json:"agent_id"`       // inside a subagent
+	CursorVersion  string          `json:"cursor_version"` // Cursor only
+	ConversationID string          `json:"conversation_id"`
+
+	// Harness is detected from the fields above, not decoded.
+	Harness Harness `json:"-"`
+}
+
+var (
+	errEmptyInput = errors.New("empty input on stdin")
+	errTooLarge   = fmt.Errorf("input on stdin is larger than %d bytes", MaxInput)
+	errNoSession  = errors.New("input has no session_id")
+)
+
+// ReadInput reads and decodes one call from r, bounded by MaxInput, and
+// detects the harness. hint is the harness named on the command line; the
+// input itself wins, since Cursor runs Claude Code's hooks too.
+func ReadInput(r io.Reader, hint Harness) (*Input, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading stdin: %w", err)
+	}
+	if len(data) > MaxInput {
+		return nil, errTooLarge
+	}
+	return ParseInput(data, hint)
+}
+
+// ParseInput decodes one call and detects its harness.
+func ParseInput(data []byte, hint Harness) (*Input, error) {
+	if len(data) == 0 {
+		return nil, errEmptyInput
+	}
+	var in Input
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("input is not a JSON object: %w", err)
+	}
+	in.Harness = detect(&in, hint)
+	if in.Harness != Cursor && in.SessionID == "" {
+		return nil, errNoSession
+	}
+	return &in, nil
+}
+
+// detect tells the harness from the input: cursor_version → Cursor,
+// turn_id → Codex, otherwise Claude Code (or the hint, when it is Codex
+// and the input carries nothing to tell).
+func detect(in *Input, hint Harness) Harness {
+	switch {
+	case in.CursorVersion != "":
+		return Cursor
+	case in.TurnID != "":
+		return Codex
+	case hint == Codex && in.PromptID == "":
+		return Codex
+	}
+	return Claude
+}
+
+// isToolCall reports whether the input is a PreToolUse call; runaway's
+// entry is only installed for that event, but a hand-made entry may send
+// others, and those get no decision.
+func (in *Input) isToolCall() bool {
+	return (in.HookEventName == "" || in.HookEventName == "PreToolUse" || in.HookEventName == "preToolUse") && in.ToolName != ""
+}

@@ -1,0 +1,218 @@
+package guard
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// Session is what runaway remembers of one (harness, session): small, and
+// free of tool inputs (fingerprints and short summaries only).
+type Session struct {
+	Version   int       `json:"version"`
+	Harness   Harness   `json:"harness"`
+	SessionID string    `json:"session_id"`
+	Cwd       string    `json:"cwd,omitempty"`
+	Started   time.Time `json:"started"`
+	Updated   time.Time `json:"updated"`
+	// Calls counts every tool call the hook saw in this session.
+	Calls int `json:"calls"`
+	// Recent are the latest calls, oldest first, for the loop wire; the
+	// list starts over when the loop wire triggers.
+	Recent []Call `json:"recent,omitempty"`
+	// Last is the last decision that did something.
+	Last *Decision `json:"last_decision,omitempty"`
+}
+
+// Call is one tool call as the loop wire remembers it.
+type Call struct {
+	Fingerprint string `json:"fp"`
+	Tool        string `json:"tool"`
+	Summary     string `json:"summary,omitempty"`
+}
+
+// Decision is a decision runaway made, as kept in state and in the
+// decision log.
+type Decision struct {
+	Time     time.Time `json:"time"`
+	Harness  Harness   `json:"harness"`
+	Session  string    `json:"session"`
+	Wire     string    `json:"wire"`
+	Decision string    `json:"decision"`
+	Tool     string    `json:"tool,omitempty"`
+	Summary  string    `json:"summary"`
+}
+
+const stateVersion = 1
+
+// Store keeps sessions' state under dir (runaway's state folder), one file
+// per (harness, session), each written atomically under an exclusive lock.
+type Store struct {
+	Dir string
+	// LockWait bounds how long a hook waits for another hook of the same
+	// session (agents run hooks of parallel tool calls in parallel).
+	LockWait time.Duration
+}
+
+// ErrLocked is returned when the session's lock was not had in time.
+var ErrLocked = errors.New("session state is locked by another runaway process")
+
+// sessionsDir holds the per-session files.
+func (s *Store) sessionsDir() string { return filepath.Join(s.Dir, "sessions") }
+
+// fileBase names a session's files. Session ids are UUIDs in practice;
+// anything else is hashed so that no id can name a path outside the folder.
+func fileBase(h Harness, id string) string {
+	safe := id != "" && len(id) <= 100
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			safe = false
+			break
+		}
+	}
+	if !safe || strings.HasPrefix(id, ".") {
+		sum := sha256.Sum256([]byte(id))
+		id = "h" + hex.EncodeToString(sum[:12])
+	}
+	return string(h) + "-" + id
+}
+
+// Locked is a session's state held under its lock; Save writes it back,
+// Close releases the lock.
+type Locked struct {
+	Session *Session
+	path    string
+	lock    *flock.Flock
+}
+
+// Open locks the session's state and reads it. A missing file is a new
+// session. A file that does not decode is moved aside and reported: the
+// caller answers "no decision" for this call, and the next call starts the
+// session's state afresh (spend is recounted from the transcripts).
+func (s *Store) Open(ctx context.Context, h Harness, id string) (*Locked, error) {
+	dir := s.sessionsDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating state folder: %w", err)
+	}
+	base := filepath.Join(dir, fileBase(h, id))
+	lk := flock.New(base+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	wait := s.LockWait
+	if wait <= 0 {
+		wait = 500 * time.Millisecond
+	}
+	lctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	ok, err := lk.TryLockContext(lctx, 2*time.Millisecond)
+	if !ok {
+		if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return nil, ErrLocked
+		}
+		return nil, fmt.Errorf("locking session state: %w", err)
+	}
+	l := &Locked{path: base + ".json", lock: lk}
+	sess, err := readSession(l.path)
+	if err != nil {
+		aside := l.path + ".corrupt"
+		_ = os.Rename(l.path, aside)
+		l.Close()
+		return nil, fmt.Errorf("session state %s is corrupt (moved to %s): %w", l.path, filepath.Base(aside), err)
+	}
+	if sess == nil {
+		sess = &Session{Version: stateVersion, Harness: h, SessionID: id}
+	}
+	l.Session = sess
+	return l, nil
+}
+
+func readSession(path string) (*Session, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var sess Session
+	if err := json.Unmarshal(data, &sess); err != nil {
+		return nil, err
+	}
+	if sess.Version != stateVersion {
+		return nil, fmt.Errorf("state version %d, want %d", sess.Version, stateVersion)
+	}
+	return &sess, nil
+}
+
+// Save writes the state atomically: a temp file in the same folder, then a
+// rename, so a reader never sees half a file.
+func (l *Locked) Save() error {
+	data, err := json.Marshal(l.Session)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(l.path, data)
+}
+
+// Close releases the lock.
+func (l *Locked) Close() {
+	if l.lock != nil {
+		_ = l.lock.Unlock()
+	}
+}
+
+// writeFileAtomic writes data to path through a temp file in the same
+// folder and a rename. os.CreateTemp makes the file 0600.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		_ = os.Remove(tmp)
+	}
+	return werr
+}
+
+// ReadSession reads one session's state without locking or writing, for
+// `runaway status`.
+func (s *Store) ReadSession(h Harness, id string) (*Session, error) {
+	return readSession(filepath.Join(s.sessionsDir(), fileBase(h, id)+".json"))
+}
+
+// Sessions reads every session's state, most recently updated first.
+// Files that do not decode are skipped.
+func (s *Store) Sessions() ([]*Session, error) {
+	paths, err := filepath.Glob(filepath.Join(s.sessionsDir(), "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*Session
+	for _, p := range paths {
+		sess, err := readSession(p)
+		if err != nil || sess == nil {
+			continue
+		}
+		out = append(out, sess)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out, nil
+}
