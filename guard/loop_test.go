@@ -43,12 +43,12 @@ func TestLoopWire(t *testing.T) {
 		{"abcabcabc", 5, "[9]"},
 		{"abcabcab", 5, "[]"},
 		{"abcabdabc", 5, "[]"},
-		{"abab" + "abab" + "ab", 9, "[6]"},    // cycles do not wait for repeat_run
-		{"xababab", 5, "[7]"},                  // a cycle at the end counts
-		{"aabaabaab", 5, "[9]"},                // period 3 with a repeat inside
-		{"ababababababab", 5, "[6 12]"},        // starts over after a cycle too
-		{strings.Repeat("abcd", 5), 5, "[]"},   // period 4 is not a loop we look for
-		{"aaaaaa" + "bbbbbbb", 6, "[6 12]"},    // configurable run
+		{"abab" + "abab" + "ab", 9, "[6]"},   // cycles do not wait for repeat_run
+		{"xababab", 5, "[7]"},                // a cycle at the end counts
+		{"aabaabaab", 5, "[9]"},              // period 3 with a repeat inside
+		{"ababababababab", 5, "[6 12]"},      // starts over after a cycle too
+		{strings.Repeat("abcd", 5), 5, "[]"}, // period 4 is not a loop we look for
+		{"aaaaaa" + "bbbbbbb", 6, "[6 12]"},  // configurable run
 	}
 	for _, c := range cases {
 		got := fmt.Sprint(feed(c.seq, c.repeatRun))
