@@ -1,0 +1,422 @@
+package configs
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// HookSpec is the one handler runaway wants in a settings file: Claude
+// Code's and Codex's shape, `{"hooks":{Event:[{"hooks":[handler]}]}}`, in a
+// matcher group without a matcher, so it runs before every tool.
+type HookSpec struct {
+	Event   string // "PreToolUse"
+	Command string
+	Timeout int // seconds
+}
+
+// Entry is one of runaway's handlers found in a settings file.
+type Entry struct {
+	Event          string
+	Group, Handler int // indexes in the event's array and in the group's "hooks"
+	Matcher        string
+	HasMatcher     bool
+	Type           string
+	Command        string
+	Program        string   // the command's first word, shell quoting removed
+	Args           []string // the words after it, up to the first operator
+	Timeout        float64
+	HasTimeout     bool
+	OrTrue         bool // the command ends in `|| true`, so a crash cannot block
+	Line           int  // where the handler starts in the file
+}
+
+// Undo records what SetHook created, so that RemoveHooks can give the file
+// back byte for byte. It is stored in installed.json.
+type Undo struct {
+	// Created is what the insert added: "hooks" (the whole hooks object),
+	// "event" (the event's array), "group" (one matcher group), or "" when it
+	// updated a handler that was already there.
+	Created string `json:"created,omitempty"`
+	// Event is the event the handler was put under.
+	Event string `json:"event,omitempty"`
+	// EmptyInner holds the inner bytes of the container that received the
+	// new content, when it was empty (`{}` vs `{ }` vs "{\n}").
+	EmptyInner *string `json:"empty_inner,omitempty"`
+	// Blank holds the whole file when it was blank (empty or whitespace).
+	Blank *string `json:"blank,omitempty"`
+}
+
+// Merge keeps what an earlier insert created when a later one only updated
+// the handler in place.
+func (u Undo) Merge(earlier *Undo) Undo {
+	if u.Created == "" && earlier != nil {
+		return *earlier
+	}
+	return u
+}
+
+// IsRunawayCommand reports whether a handler's command runs runaway's hook:
+// the program, after shell unquoting, is named runaway and its first
+// argument is `hook`. Substrings never count.
+func IsRunawayCommand(command string) bool {
+	words := ShellWords(command)
+	return len(words) >= 2 && isRunawayProgram(words[0]) && words[1] == "hook"
+}
+
+func isRunawayProgram(p string) bool {
+	base := p
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		base = p[i+1:]
+	}
+	return base == "runaway" || strings.EqualFold(base, "runaway.exe")
+}
+
+// ShellQuote quotes s for a POSIX shell: single quotes, with each ' written
+// as '\”. Paths with spaces and quotes then reach the program intact.
+func ShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// HookCommand is the command written into a harness's settings file. It
+// ends in `|| true` so that a crashed runaway never blocks the agent.
+func HookCommand(bin, harness string) string {
+	return ShellQuote(bin) + " hook " + harness + " || true"
+}
+
+// ShellWords splits the first simple command of a shell command line into
+// words, removing quotes the way sh does. It stops at the first unquoted
+// operator (| & ; < > ( ) or a newline).
+func ShellWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	flush := func() {
+		if inWord {
+			words = append(words, cur.String())
+			cur.Reset()
+			inWord = false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			flush()
+		case strings.IndexByte("|&;<>()\n", c) >= 0:
+			flush()
+			return words
+		case c == '\'':
+			inWord = true
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				cur.WriteString(s[i+1:])
+				flush()
+				return words
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		case c == '"':
+			inWord = true
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\\"$`\n", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+		case c == '\\' && i+1 < len(s):
+			inWord = true
+			i++
+			if s[i] != '\n' {
+				cur.WriteByte(s[i])
+			}
+		default:
+			inWord = true
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return words
+}
+
+// endsOrTrue reports whether the command ends in `|| true`.
+func endsOrTrue(command string) bool {
+	f := strings.Fields(command)
+	return len(f) >= 2 && f[len(f)-2] == "||" && f[len(f)-1] == "true"
+}
+
+// hooksObject returns the file's top-level "hooks" object, nil when there
+// is none, or an error when "hooks" is not an object.
+func (d *Doc) hooksObject() (*hujson.Value, error) {
+	root := d.rootObject()
+	i := findMember(root, "hooks")
+	if i < 0 {
+		return nil, nil
+	}
+	v := &root.Members[i].Value
+	if asObject(v) == nil {
+		return nil, d.errAt(v, `"hooks" is not an object`)
+	}
+	return v, nil
+}
+
+func (d *Doc) errAt(v *hujson.Value, msg string) error {
+	line, col := lineColumn(d.src, v.StartOffset)
+	return &SyntaxError{d.Name, line, col, msg}
+}
+
+// handlerRef points at one runaway handler in the tree.
+type handlerRef struct {
+	event   int // member index in hooks
+	group   int
+	handler int
+}
+
+// ourHandlers lists runaway's handlers under every event, in file order.
+func ourHandlers(hooks *hujson.Object) []handlerRef {
+	var refs []handlerRef
+	for ei := range hooks.Members {
+		arr := asArray(&hooks.Members[ei].Value)
+		if arr == nil {
+			continue
+		}
+		for gi := range arr.Elements {
+			handlers := groupHandlers(&arr.Elements[gi])
+			for hi := range handlers.Elements {
+				if IsRunawayCommand(stringMember(&handlers.Elements[hi], "command")) {
+					refs = append(refs, handlerRef{ei, gi, hi})
+				}
+			}
+		}
+	}
+	return refs
+}
+
+// groupHandlers returns a matcher group's "hooks" array (empty when absent).
+func groupHandlers(group *hujson.Value) *hujson.Array {
+	obj := asObject(group)
+	if obj == nil {
+		return &hujson.Array{}
+	}
+	i := findMember(obj, "hooks")
+	if i < 0 {
+		return &hujson.Array{}
+	}
+	if arr := asArray(&obj.Members[i].Value); arr != nil {
+		return arr
+	}
+	return &hujson.Array{}
+}
+
+// stringMember returns the string value of member name, or "".
+func stringMember(v *hujson.Value, name string) string {
+	obj := asObject(v)
+	if obj == nil {
+		return ""
+	}
+	i := findMember(obj, name)
+	if i < 0 {
+		return ""
+	}
+	lit, ok := obj.Members[i].Value.Value.(hujson.Literal)
+	if !ok || lit.Kind() != '"' {
+		return ""
+	}
+	return lit.String()
+}
+
+// HookEntries lists runaway's handlers in the file, under every event.
+func (d *Doc) HookEntries() ([]Entry, error) {
+	hv, err := d.hooksObject()
+	if err != nil || hv == nil {
+		return nil, err
+	}
+	hooks := asObject(hv)
+	var out []Entry
+	for _, r := range ourHandlers(hooks) {
+		ev := hooks.Members[r.event]
+		group := &asArray(&ev.Value).Elements[r.group]
+		h := &groupHandlers(group).Elements[r.handler]
+		e := Entry{
+			Event:   ev.Name.Value.(hujson.Literal).String(),
+			Group:   r.group,
+			Handler: r.handler,
+			Type:    stringMember(h, "type"),
+			Command: stringMember(h, "command"),
+		}
+		if gobj := asObject(group); gobj != nil {
+			if i := findMember(gobj, "matcher"); i >= 0 {
+				e.HasMatcher = true
+				e.Matcher = stringMember(group, "matcher")
+			}
+		}
+		words := ShellWords(e.Command)
+		e.Program, e.Args = words[0], words[1:]
+		e.OrTrue = endsOrTrue(e.Command)
+		hobj := asObject(h)
+		if i := findMember(hobj, "timeout"); i >= 0 {
+			if lit, ok := hobj.Members[i].Value.Value.(hujson.Literal); ok && lit.Kind() == '0' {
+				e.Timeout, e.HasTimeout = lit.Float(), true
+			}
+		}
+		e.Line, _ = lineColumn(d.src, h.StartOffset)
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func handlerValue(spec HookSpec) jsonObject {
+	return jsonObject{{"type", "command"}, {"command", spec.Command}, {"timeout", spec.Timeout}}
+}
+
+func groupValue(spec HookSpec) jsonObject {
+	return jsonObject{{"hooks", jsonArray{handlerValue(spec)}}}
+}
+
+// SetHook puts spec into the file: it updates the first runaway handler in
+// place (keeping anything others added to its group), removes any other
+// copies of it under the same event, or appends a new matcher group,
+// creating "hooks" and the event's array when missing. Nothing else moves.
+func (d *Doc) SetHook(spec HookSpec) (Undo, error) {
+	u := Undo{Event: spec.Event}
+	if d.blank != nil {
+		b := string(d.blank)
+		u.Blank = &b
+	}
+	root := &d.root
+	hv, err := d.hooksObject()
+	if err != nil {
+		return u, err
+	}
+	if hv == nil {
+		u.Created = "hooks"
+		u.EmptyInner = d.appendMember(root, "hooks", jsonObject{{spec.Event, jsonArray{groupValue(spec)}}})
+		return u, nil
+	}
+	hooks := asObject(hv)
+	ei := findMember(hooks, spec.Event)
+	if ei < 0 {
+		u.Created = "event"
+		u.EmptyInner = d.appendMember(hv, spec.Event, jsonArray{groupValue(spec)})
+		return u, nil
+	}
+	ev := &hooks.Members[ei].Value
+	if asArray(ev) == nil {
+		return u, d.errAt(ev, fmt.Sprintf("%q is not an array", spec.Event))
+	}
+	var mine []handlerRef
+	for _, r := range ourHandlers(hooks) {
+		if r.event == ei {
+			mine = append(mine, r)
+		}
+	}
+	if len(mine) == 0 {
+		u.Created = "group"
+		u.EmptyInner = d.appendElement(ev, groupValue(spec))
+		return u, nil
+	}
+	// Later copies go first, so indexes of earlier ones stay valid.
+	for _, r := range slices.Backward(mine[1:]) {
+		removeHandler(asArray(ev), r.group, r.handler)
+	}
+	d.updateHandler(&groupHandlers(&asArray(ev).Elements[mine[0].group]).Elements[mine[0].handler], spec)
+	return u, nil
+}
+
+// updateHandler sets our handler's fields to spec's, value by value.
+func (d *Doc) updateHandler(h *hujson.Value, spec HookSpec) {
+	obj := asObject(h)
+	for _, m := range handlerValue(spec) {
+		lit := literal(m.Value)
+		if i := findMember(obj, m.Key); i >= 0 {
+			setLiteral(&obj.Members[i].Value, lit)
+		} else {
+			d.appendMember(h, m.Key, m.Value)
+		}
+	}
+}
+
+// removeHandler deletes handler hi of group gi, and the group too when
+// nothing is left in it: no handler and no other key (a matcher someone
+// added to our group is theirs, so the group stays).
+func removeHandler(events *hujson.Array, gi, hi int) {
+	group := &events.Elements[gi]
+	handlers := groupHandlers(group)
+	deleteElement(handlers, hi)
+	if len(handlers.Elements) == 0 && len(asObject(group).Members) == 1 {
+		deleteElement(events, gi)
+	}
+}
+
+// RemoveHooks deletes every runaway handler under every event and returns
+// how many it found. With the Undo of the insert, it also drops what the
+// insert created once it is empty, so the file comes back byte for byte.
+func (d *Doc) RemoveHooks(u *Undo) (int, error) {
+	hv, err := d.hooksObject()
+	if err != nil || hv == nil {
+		return 0, err
+	}
+	hooks := asObject(hv)
+	refs := ourHandlers(hooks)
+	for _, r := range slices.Backward(refs) {
+		removeHandler(asArray(&hooks.Members[r.event].Value), r.group, r.handler)
+	}
+	if len(refs) == 0 || u == nil || u.Created == "" {
+		return len(refs), nil
+	}
+	event := findMember(hooks, u.Event)
+	if event < 0 || asArray(&hooks.Members[event].Value) == nil {
+		return len(refs), nil
+	}
+	ev := &hooks.Members[event].Value
+	if u.Created == "group" {
+		restoreEmpty(ev, u.EmptyInner)
+		return len(refs), nil
+	}
+	if len(asArray(ev).Elements) > 0 {
+		return len(refs), nil
+	}
+	deleteMember(hooks, event)
+	if u.Created == "event" {
+		restoreEmpty(hv, u.EmptyInner)
+		return len(refs), nil
+	}
+	if len(hooks.Members) > 0 {
+		return len(refs), nil
+	}
+	root := d.rootObject()
+	deleteMember(root, findMember(root, "hooks"))
+	restoreEmpty(&d.root, u.EmptyInner)
+	if u.Blank != nil && len(root.Members) == 0 {
+		d.blank = []byte(*u.Blank)
+	}
+	return len(refs), nil
+}
+
+// restoreEmpty gives an emptied container back its original inner bytes.
+func restoreEmpty(v *hujson.Value, inner *string) {
+	if inner == nil {
+		return
+	}
+	switch c := v.Value.(type) {
+	case *hujson.Object:
+		if len(c.Members) == 0 {
+			c.AfterExtra = []byte(*inner)
+		}
+	case *hujson.Array:
+		if len(c.Elements) == 0 {
+			c.AfterExtra = []byte(*inner)
+		}
+	}
+}
+
+// TopLevelKeys returns the names of the file's top-level members.
+func (d *Doc) TopLevelKeys() []string {
+	var keys []string
+	for _, m := range d.rootObject().Members {
+		keys = append(keys, m.Name.Value.(hujson.Literal).String())
+	}
+	return keys
+}
