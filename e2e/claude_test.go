@@ -123,6 +123,28 @@ func (s *sandbox) claudeToolResults(path string) []toolResult {
 	return out
 }
 
+// claudeToolUses lists the ids of the tool calls the main transcript's
+// responses made, in order.
+func (s *sandbox) claudeToolUses(path string) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, l := range s.claudeLines(path) {
+		if l["type"] != "assistant" {
+			continue
+		}
+		msg, _ := l["message"].(map[string]any)
+		blocks, _ := msg["content"].([]any)
+		for _, b := range blocks {
+			bm, _ := b.(map[string]any)
+			if id, ok := bm["id"].(string); ok && bm["type"] == "tool_use" && !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
 type toolResult struct {
 	Text   string
 	Failed bool

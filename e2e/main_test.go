@@ -25,6 +25,10 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	runawayBin = filepath.Join(dir, "runaway")
 	build := exec.Command("go", "build", "-o", runawayBin, "../cmd/runaway")
+	if bin := os.Getenv("RUNAWAY_E2E_BIN"); bin != "" {
+		// Test a runaway built elsewhere (a release binary, another checkout).
+		build = exec.Command("cp", bin, runawayBin)
+	}
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building runaway:", err)
@@ -35,5 +39,6 @@ func run(m *testing.M) int {
 		return 1
 	}
 	findCommands()
+	findWires()
 	return m.Run()
 }
