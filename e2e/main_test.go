@@ -5,9 +5,11 @@ package e2e
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +25,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// go test caches a passing run by the files the test process opened; the
+	// build below happens in another process, so read the sources here to
+	// make a change anywhere in the module invalidate the cached result.
+	touchSources("..")
 	runawayBin = filepath.Join(dir, "runaway")
 	build := exec.Command("go", "build", "-o", runawayBin, "../cmd/runaway")
 	if bin := os.Getenv("RUNAWAY_E2E_BIN"); bin != "" {
@@ -41,4 +47,23 @@ func run(m *testing.M) int {
 	findCommands()
 	findWires()
 	return m.Run()
+}
+
+// touchSources reads every Go source and the module files under root.
+func touchSources(root string) {
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".json") || d.Name() == "go.mod" || d.Name() == "go.sum" {
+			_, _ = os.ReadFile(path)
+		}
+		return nil
+	})
 }

@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -79,4 +82,64 @@ func TestSmokeCodexCallsHookPerToolCall(t *testing.T) {
 		t.Errorf("unexpected requests: %v", u)
 	}
 	t.Logf("requests: %+v", srv.log())
+}
+
+// With runaway wired in as the hook, a quiet session gets no decision and
+// runaway's state for it counts every tool call.
+func TestSmokeRunawayHookSeesEveryCall(t *testing.T) {
+	requireCommand(t, "hook")
+	const calls = 3
+	t.Run("claude", func(t *testing.T) {
+		claudeAgent.require(t)
+		t.Parallel()
+		s := newSandbox(t)
+		var turns []claudeTurn
+		for i := range calls {
+			turns = append(turns, bash(fmt.Sprintf("echo %d", i), claudeUsage{Input: 100, Output: 10}))
+		}
+		srv := newAnthropicServer(t, claudeScript{Main: turns})
+		s.installRunaway()
+		r := s.runClaude(srv, "run commands", claudeOpts{Model: "claude-haiku-4-5"})
+		checkQuietSession(t, s, "claude", r.Result.SessionID, calls)
+		if len(r.Result.PermissionDenials) != 0 || r.Result.TerminalReason != "completed" {
+			t.Errorf("quiet session: denials %v, terminal_reason %q", r.Result.PermissionDenials, r.Result.TerminalReason)
+		}
+	})
+	t.Run("codex", func(t *testing.T) {
+		codexAgent.require(t)
+		t.Parallel()
+		s := newSandbox(t)
+		var turns []codexTurn
+		for i := range calls {
+			turns = append(turns, codexTurn{Cmd: fmt.Sprintf("echo %d", i), Usage: codexUsage{Input: 1000, Output: 10}})
+		}
+		srv := newOpenAIServer(t, codexScript{Turns: turns})
+		s.writeCodexConfig(srv)
+		s.installRunaway()
+		r := s.runCodex(srv, "run commands", nil)
+		checkQuietSession(t, s, "codex", r.Session(), calls)
+		if got := r.Executed(); len(got) != calls {
+			t.Errorf("commands run: %v, want %d", got, calls)
+		}
+	})
+}
+
+func checkQuietSession(t *testing.T, s *sandbox, harness, session string, calls int) {
+	t.Helper()
+	var st struct {
+		Calls int `json:"calls"`
+	}
+	raw := s.readFile(filepath.Join(s.stateDir, "sessions", harness+"-"+session+".json"))
+	if err := json.Unmarshal([]byte(raw), &st); err != nil {
+		t.Fatalf("runaway's state for %s session %s: %v (state files: %v)\nerrors.log:\n%s", harness, session, err, s.sessionStates(), s.errorsLog())
+	}
+	if st.Calls != calls {
+		t.Errorf("runaway counted %d calls, want %d", st.Calls, calls)
+	}
+	if ds := s.decisions(); len(ds) != 0 {
+		t.Errorf("a quiet session got decisions: %+v", ds)
+	}
+	if e := s.errorsLog(); e != "" {
+		t.Errorf("runaway logged errors:\n%s", e)
+	}
 }
