@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A session crosses the warn share (80%) and then the cap ($1). Claude
+// Code: the call at the cap is stopped and the run ends with terminal_reason
+// "hook_stopped". Codex: that call and every later one is denied with the
+// cap message. The cap comes from config.json for Claude Code and from
+// RUNAWAY_SESSION_CAP_USD for Codex, so both ways are covered.
+func TestSpendWireWarnsThenStopsAtCap(t *testing.T) {
+	requireWire(t, "spend")
+	const calls = 6
+
+	t.Run("claude", func(t *testing.T) {
+		claudeAgent.require(t)
+		t.Parallel()
+		s := newSandbox(t)
+		s.writeFile(filepath.Join(s.configDir, "config.json"), "{\n  // the e2e cap\n  \"session_cap_usd\": 1,\n  \"repeat_run\": 100,\n}\n")
+		// claude-sonnet-4-6 at $3/M input: $0.30 a response, so the hook
+		// sees $0.90 (warn) at call 3 and $1.20 (stop) at call 4.
+		var turns []claudeTurn
+		for i := range calls {
+			turns = append(turns, bash("echo "+string(rune('a'+i))+" >> "+ranLog, claudeUsage{Input: 100_000}))
+		}
+		srv := newAnthropicServer(t, claudeScript{Main: turns})
+		s.installRunaway()
+		r := s.runClaude(srv, "spend", claudeOpts{Model: "claude-sonnet-4-6"})
+		if r.Result.TerminalReason != "hook_stopped" {
+			t.Errorf("terminal_reason %q, want hook_stopped", r.Result.TerminalReason)
+		}
+		if got := len(s.ranLines()); got != 3 {
+			t.Errorf("%d calls ran, want 3 (the 4th reaches the cap)", got)
+		}
+		if got := srv.count("main"); got != 4 {
+			t.Errorf("the model was asked %d times, want 4: the turn ends at the cap", got)
+		}
+		if len(r.Result.PermissionDenials) != 1 {
+			t.Errorf("permission_denials %+v, want the call at the cap", r.Result.PermissionDenials)
+		}
+		checkDecisions(t, s, "claude", r.Result.SessionID, "spend", "warn", 1)
+		checkDecisions(t, s, "claude", r.Result.SessionID, "spend", "stop", 1)
+	})
+
+	t.Run("codex", func(t *testing.T) {
+		codexAgent.require(t)
+		t.Parallel()
+		s := newSandbox(t)
+		s.setenv("RUNAWAY_SESSION_CAP_USD", "1")
+		s.setenv("RUNAWAY_REPEAT_RUN", "100")
+		// gpt-5.5 at $5/M input, $0.50/M cached, $30/M output: $0.28 a
+		// response; warn at call 3 ($0.84), denied from call 4 ($1.12) on.
+		var turns []codexTurn
+		for i := range calls {
+			turns = append(turns, codexTurn{Cmd: "echo " + string(rune('a'+i)) + " >> " + ranLog, Usage: codexUsage{Input: 80_000, Cached: 40_000, Output: 2_000, Reasoning: 500}})
+		}
+		srv := newOpenAIServer(t, codexScript{Turns: turns, End: codexUsage{Input: 1000}})
+		s.writeCodexConfig(srv)
+		s.installRunaway()
+		r := s.runCodex(srv, "spend", nil)
+		checkCodexDenied(t, s, r, calls, []int{4, 5, 6}, "spend")
+		for _, reason := range r.Blocked() {
+			if !strings.Contains(reason, "runaway allow") {
+				t.Errorf("the cap message does not name the command that raises the cap: %q", reason)
+			}
+		}
+		checkDecisions(t, s, "codex", r.Session(), "spend", "warn", 1)
+	})
+}
+
+// A Claude Code subagent's spend counts toward the session's cap: the
+// subagent's own calls are stopped when the session reaches it.
+func TestSpendWireCountsClaudeSubagent(t *testing.T) {
+	requireWire(t, "spend")
+	claudeAgent.require(t)
+	t.Parallel()
+	s := newSandbox(t)
+	s.setenv("RUNAWAY_SESSION_CAP_USD", "1")
+	s.setenv("RUNAWAY_REPEAT_RUN", "100")
+	// The main conversation spends $0.03; each subagent response $0.30,
+	// so the subagent's 4th call is at $1.23.
+	var sub []claudeTurn
+	for i := range 6 {
+		sub = append(sub, bash("echo "+string(rune('a'+i))+" >> "+ranLog, claudeUsage{Input: 100_000}))
+	}
+	srv := newAnthropicServer(t, claudeScript{
+		Main: []claudeTurn{{Tool: "Agent", Input: map[string]any{"description": "sub work", "prompt": subagentMarker + ": run the commands", "subagent_type": "general-purpose"}, Usage: claudeUsage{Input: 10_000}}},
+		Sub:  sub,
+	})
+	s.installRunaway()
+	r := s.runClaude(srv, "delegate", claudeOpts{Model: "claude-sonnet-4-6"})
+	if got := len(s.ranLines()); got != 3 {
+		t.Errorf("the subagent ran %d calls, want 3 (its 4th reaches the cap)", got)
+	}
+	checkDecisions(t, s, "claude", r.Result.SessionID, "spend", "stop", 1)
+	t.Logf("with the subagent stopped: terminal_reason %q, permission_denials %d, requests %+v", r.Result.TerminalReason, len(r.Result.PermissionDenials), srv.log())
+}
+
+// statusView is one session in `runaway status --json`.
+type statusView struct {
+	Harness   string  `json:"harness"`
+	SessionID string  `json:"session_id"`
+	SpendUSD  float64 `json:"spend_usd"`
+	Estimated bool    `json:"estimated"`
+	CapUSD    float64 `json:"cap_usd"`
+	State     string  `json:"state"`
+}
+
+// status returns runaway's view of one session.
+func (s *sandbox) status(harness, session string) statusView {
+	s.t.Helper()
+	r := s.runaway("status", "--json")
+	if r.Code != 0 {
+		s.t.Fatalf("runaway status --json: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var views []statusView
+	if err := json.Unmarshal([]byte(r.Stdout), &views); err != nil {
+		var one struct {
+			Sessions []statusView `json:"sessions"`
+		}
+		if err2 := json.Unmarshal([]byte(r.Stdout), &one); err2 != nil {
+			s.t.Fatalf("runaway status --json: %v\n%s", err, r.Stdout)
+		}
+		views = one.Sessions
+	}
+	for _, v := range views {
+		if v.Harness == harness && v.SessionID == session {
+			return v
+		}
+	}
+	s.t.Fatalf("runaway status --json has no %s session %s:\n%s", harness, session, r.Stdout)
+	return statusView{}
+}
+
+// closeTo reports whether got is within 0.5% of want.
+func closeTo(got, want float64) bool {
+	return math.Abs(got-want) <= 0.005*math.Abs(want)
+}
+
+// allowCommand finds the `runaway allow …` command a stop message names.
+var allowCommand = regexp.MustCompile("runaway allow[^`'\"\\n]*")
