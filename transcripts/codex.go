@@ -1,0 +1,328 @@
+package transcripts
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// codexCum is a cumulative token count as Codex writes it (cached input
+// inside input, reasoning inside output).
+type codexCum struct {
+	In     int64 `json:"i,omitempty"`
+	Cached int64 `json:"c,omitempty"`
+	Write  int64 `json:"w,omitempty"`
+	Out    int64 `json:"o,omitempty"`
+}
+
+func (c codexCum) total() int64 { return c.In + c.Out }
+
+type codexState struct {
+	Model string `json:"m,omitempty"`
+	// Counted is the thread's cumulative usage already yielded.
+	Counted codexCum `json:"n,omitempty"`
+	// Meta: the file's own session_meta was seen. Replay: still inside the
+	// parent history a subagent or fork rollout copies at its head; MetaMs is
+	// when the rollout began (Unix ms), to tell replayed lines by time.
+	Meta   bool  `json:"s,omitempty"`
+	Replay bool  `json:"r,omitempty"`
+	MetaMs int64 `json:"t,omitempty"`
+	// Results holds the call ids whose result was yielded lately: a call can
+	// be reported by a structured event and by its output text.
+	Results []string `json:"k,omitempty"`
+}
+
+// resultsMax bounds codexState.Results.
+const resultsMax = 16
+
+// replayBurst is how long after a child rollout began its replayed lines may
+// be stamped: Codex rewrites the copied history to the fork instant and
+// writes it in one go, while the child's own first response takes longer.
+// The replayed history holds the parent's task_started events too, so those
+// cannot mark the end of the replay; a MultiAgent V2 inter_agent_communication
+// line with trigger_turn can.
+const replayBurst = time.Second
+
+// ReadCodex reads what was appended to a Codex session since pos: the
+// rollout at rolloutPath (.jsonl or .jsonl.zst) and the rollouts of the
+// subagents and forks that share its root session id. See the package doc
+// for the contract. more is true when ctx ended the read early.
+func ReadCodex(ctx context.Context, rolloutPath string, pos *Position, sink Sink) (more bool, err error) {
+	main, err := filepath.Abs(rolloutPath)
+	if err != nil {
+		return false, err
+	}
+	if pos.Main != main {
+		pos.reset(main)
+	}
+	pos.file(filepath.Base(main))
+	discoverCodex(main, pos)
+	for i := range pos.Files {
+		fp := &pos.Files[i]
+		abs := pos.absPath(fp.Path)
+		more, err := readLines(ctx, abs, fp, func() { fp.Codex = nil }, func(line []byte, _ int64) {
+			if fp.Codex == nil {
+				fp.Codex = &codexState{}
+			}
+			codexLine(line, abs, fp.Codex, &sink)
+		})
+		if err != nil {
+			return false, fmt.Errorf("reading %s: %w", abs, err)
+		}
+		if more {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// codexTags are the byte strings of the lines a Codex reader looks at; any
+// other line is passed over without decoding.
+var codexTags = [][]byte{
+	[]byte(`"token_count"`), []byte(`"token_usage_record"`), []byte(`"turn_context"`),
+	[]byte(`"session_meta"`), []byte(`"item_completed"`), []byte(`"exec_command_end"`),
+	[]byte(`"patch_apply_end"`), []byte(`"function_call`), []byte(`"custom_tool_call`),
+	[]byte(`"inter_agent_communication`),
+}
+
+type codexLineJSON struct {
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+type codexUsageJSON struct {
+	InputTokens           int64 `json:"input_tokens"`
+	CachedInputTokens     int64 `json:"cached_input_tokens"`
+	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
+	OutputTokens          int64 `json:"output_tokens"`
+}
+
+func (u *codexUsageJSON) cum() codexCum {
+	return codexCum{In: u.InputTokens, Cached: u.CachedInputTokens, Write: u.CacheWriteInputTokens, Out: u.OutputTokens}
+}
+
+type codexPayload struct {
+	Type string `json:"type"`
+	// session_meta
+	ID           string          `json:"id"`
+	SessionID    string          `json:"session_id"`
+	ForkedFromID string          `json:"forked_from_id"`
+	Timestamp    string          `json:"timestamp"`
+	Source       json.RawMessage `json:"source"`
+	// turn_context
+	Model string `json:"model"`
+	// token_count
+	Info *struct {
+		Total *codexUsageJSON `json:"total_token_usage"`
+	} `json:"info"`
+	// token_usage_record
+	ResponseID  string          `json:"response_id"`
+	ThreadUsage *codexUsageJSON `json:"thread_token_usage"`
+	// tool results
+	CallID   string `json:"call_id"`
+	ExitCode *int64 `json:"exit_code"`
+	Status   string `json:"status"`
+	Success  *bool  `json:"success"`
+	Item     *struct {
+		Type     string `json:"type"`
+		ID       string `json:"id"`
+		Status   string `json:"status"`
+		ExitCode *int64 `json:"exit_code"`
+	} `json:"item"`
+	Output json.RawMessage `json:"output"`
+	// tool calls
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Input     string `json:"input"`
+	// inter_agent_communication
+	TriggerTurn bool `json:"trigger_turn"`
+}
+
+// codexLine handles one rollout line.
+func codexLine(line []byte, file string, st *codexState, sink *Sink) {
+	hit := false
+	for _, tag := range codexTags {
+		if bytes.Contains(line, tag) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return
+	}
+	var l codexLineJSON
+	if json.Unmarshal(line, &l) != nil {
+		return
+	}
+	var p codexPayload
+	if json.Unmarshal(l.Payload, &p) != nil {
+		return
+	}
+	t, _ := time.Parse(time.RFC3339Nano, l.Timestamp)
+
+	if l.Type == "session_meta" {
+		if !st.Meta {
+			st.Meta = true
+			if codexParent(&p) != "" {
+				st.Replay = true
+				meta := t
+				if pt, err := time.Parse(time.RFC3339Nano, p.Timestamp); err == nil && pt.After(meta) {
+					meta = pt
+				}
+				st.MetaMs = meta.UnixMilli()
+			}
+		}
+		return
+	}
+	if st.Replay {
+		switch {
+		case (l.Type == "inter_agent_communication" || l.Type == "inter_agent_communication_metadata") && p.TriggerTurn,
+			!t.IsZero() && t.UnixMilli() > st.MetaMs+replayBurst.Milliseconds():
+			st.Replay = false
+		}
+	}
+
+	switch l.Type {
+	case "turn_context":
+		if p.Model != "" {
+			st.Model = p.Model
+		}
+	case "token_usage_record":
+		if p.ThreadUsage != nil {
+			codexUsage(p.ThreadUsage.cum(), p.ResponseID, t, file, st, sink)
+		}
+	case "event_msg":
+		switch p.Type {
+		case "token_count":
+			if p.Info != nil && p.Info.Total != nil {
+				codexUsage(p.Info.Total.cum(), "", t, file, st, sink)
+			}
+		case "exec_command_end":
+			codexResult(p.CallID, p.Status == "failed" || (p.ExitCode != nil && *p.ExitCode != 0), t, file, st, sink)
+		case "patch_apply_end":
+			codexResult(p.CallID, p.Success != nil && !*p.Success, t, file, st, sink)
+		case "item_completed":
+			if p.Item != nil && p.Item.Type == "CommandExecution" {
+				codexResult(p.Item.ID, p.Item.Status == "failed" || (p.Item.ExitCode != nil && *p.Item.ExitCode != 0), t, file, st, sink)
+			}
+		}
+	case "response_item":
+		switch p.Type {
+		case "function_call_output", "custom_tool_call_output":
+			if failed, ok := outputOutcome(p.Output); ok {
+				codexResult(p.CallID, failed, t, file, st, sink)
+			}
+		case "function_call":
+			if sink.ToolCall != nil && !st.Replay {
+				in := json.RawMessage(p.Arguments)
+				if !json.Valid(in) {
+					in, _ = json.Marshal(p.Arguments)
+				}
+				sink.ToolCall(ToolCall{File: file, ID: p.CallID, Name: p.Name, Input: in, Time: t})
+			}
+		case "custom_tool_call":
+			if sink.ToolCall != nil && !st.Replay {
+				in, _ := json.Marshal(p.Input)
+				sink.ToolCall(ToolCall{File: file, ID: p.CallID, Name: p.Name, Input: in, Time: t})
+			}
+		}
+	}
+}
+
+// codexParent is the thread a rollout was forked or spawned from, if any.
+func codexParent(p *codexPayload) string {
+	if p.ForkedFromID != "" {
+		return p.ForkedFromID
+	}
+	var src struct {
+		Subagent struct {
+			ThreadSpawn struct {
+				ParentThreadID string `json:"parent_thread_id"`
+			} `json:"thread_spawn"`
+		} `json:"subagent"`
+	}
+	if len(p.Source) > 0 && p.Source[0] == '{' && json.Unmarshal(p.Source, &src) == nil {
+		return src.Subagent.ThreadSpawn.ParentThreadID
+	}
+	return ""
+}
+
+// codexUsage yields the growth of the thread's cumulative usage. Lines whose
+// total did not grow (a token_count lagging behind the token_usage_record,
+// or re-emitted unchanged) yield nothing; lines of a replayed parent history
+// only move the baseline, since the child's counter starts from the
+// parent's total.
+func codexUsage(c codexCum, respID string, t time.Time, file string, st *codexState, sink *Sink) {
+	if c.total() <= st.Counted.total() {
+		return
+	}
+	d := codexCum{In: c.In - st.Counted.In, Cached: c.Cached - st.Counted.Cached, Write: c.Write - st.Counted.Write, Out: c.Out - st.Counted.Out}
+	st.Counted = c
+	if st.Replay {
+		return
+	}
+	sink.response(Response{
+		File: file, MessageID: respID, Model: st.Model, Time: t,
+		Usage: Usage{Input: d.In - d.Cached - d.Write, CacheRead: d.Cached, CacheCreation: d.Write, Output: d.Out},
+	})
+}
+
+func codexResult(callID string, failed bool, t time.Time, file string, st *codexState, sink *Sink) {
+	if callID == "" || st.Replay {
+		return
+	}
+	for _, id := range st.Results {
+		if id == callID {
+			return
+		}
+	}
+	if len(st.Results) == resultsMax {
+		copy(st.Results, st.Results[1:])
+		st.Results = st.Results[:resultsMax-1]
+	}
+	st.Results = append(st.Results, callID)
+	sink.toolResult(ToolResult{File: file, ToolUseID: callID, Failed: failed, Time: t})
+}
+
+var (
+	exitedRe  = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:) (-?\d+)`)
+	blockedRe = regexp.MustCompile(`^Command blocked by PreToolUse hook`)
+)
+
+// outputOutcome reads a call's outcome from its output when the output says
+// it: older versions wrote JSON with metadata.exit_code, newer ones text with
+// "Process exited with code N"; a call a hook blocked failed. An output of a
+// command still running says nothing.
+func outputOutcome(raw json.RawMessage) (failed, ok bool) {
+	var text string
+	if json.Unmarshal(raw, &text) != nil {
+		return false, false
+	}
+	if blockedRe.MatchString(text) {
+		return true, true
+	}
+	var structured struct {
+		Metadata *struct {
+			ExitCode *int64 `json:"exit_code"`
+		} `json:"metadata"`
+	}
+	if len(text) > 0 && text[0] == '{' && json.Unmarshal([]byte(text), &structured) == nil &&
+		structured.Metadata != nil && structured.Metadata.ExitCode != nil {
+		return *structured.Metadata.ExitCode != 0, true
+	}
+	head := text
+	if len(head) > 512 {
+		head = head[:512]
+	}
+	if m := exitedRe.FindStringSubmatch(head); m != nil {
+		code, _ := strconv.Atoi(m[1])
+		return code != 0, true
+	}
+	return false, false
+}

@@ -1,0 +1,184 @@
+package transcripts
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// undecidedWait is how long a rollout without its session_meta line holds
+// back the search: Codex writes that line at the first persist, so an older
+// empty file will never say whose it is.
+const undecidedWait = time.Minute
+
+// CodexSessionFiles lists the rollouts ReadCodex reads for rolloutPath: the
+// rollout first, then those of its subagents and forks.
+func CodexSessionFiles(rolloutPath string) ([]string, error) {
+	main, err := filepath.Abs(rolloutPath)
+	if err != nil {
+		return nil, err
+	}
+	var pos Position
+	pos.reset(main)
+	pos.file(filepath.Base(main))
+	discoverCodex(main, &pos)
+	files := make([]string, len(pos.Files))
+	for i, f := range pos.Files {
+		files[i] = pos.absPath(f.Path)
+	}
+	return files, nil
+}
+
+// discoverCodex adds to pos the rollouts that belong to the session of main:
+// same root session id, or (older files without one) a parent among the
+// session's threads. Subagent rollouts are created after their parent, so
+// only the date folders from the last one searched on are listed, and in it
+// only the names after the last one examined.
+func discoverCodex(main string, pos *Position) {
+	if pos.Root == "" {
+		m, ok := readCodexMeta(main)
+		if !ok {
+			return
+		}
+		pos.Root = m.root()
+		pos.Threads = []string{m.ID}
+	}
+	dayDir := filepath.Dir(main)
+	sessions := filepath.Dir(filepath.Dir(filepath.Dir(dayDir)))
+	mainDay, err := filepath.Rel(sessions, dayDir)
+	if err != nil || !isDayPath(mainDay) {
+		return // not in a sessions/YYYY/MM/DD tree: nothing to search
+	}
+	if pos.ScanDay == "" {
+		pos.ScanDay, pos.ScanName = filepath.ToSlash(mainDay), filepath.Base(main)
+	}
+	for _, day := range daysFrom(sessions, pos.ScanDay) {
+		entries, _ := os.ReadDir(filepath.Join(sessions, filepath.FromSlash(day)))
+		for _, e := range entries {
+			name := e.Name()
+			if !isRolloutName(name) || (day == pos.ScanDay && name <= pos.ScanName) {
+				continue
+			}
+			path := filepath.Join(sessions, filepath.FromSlash(day), name)
+			m, ok := readCodexMeta(path)
+			if !ok {
+				if fi, err := os.Stat(path); err == nil && time.Since(fi.ModTime()) < undecidedWait {
+					return // look again next time
+				}
+			} else if (m.SessionID != "" && m.SessionID == pos.Root) || (m.parent != "" && slices.Contains(pos.Threads, m.parent)) {
+				pos.file(pos.relPath(path))
+				if !slices.Contains(pos.Threads, m.ID) {
+					pos.Threads = append(pos.Threads, m.ID)
+				}
+			}
+			pos.ScanDay, pos.ScanName = day, name
+		}
+	}
+}
+
+func isRolloutName(name string) bool {
+	return strings.HasPrefix(name, "rollout-") && (strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zst"))
+}
+
+func isDayPath(rel string) bool {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) != 3 || len(parts[0]) != 4 || len(parts[1]) != 2 || len(parts[2]) != 2 {
+		return false
+	}
+	for _, p := range parts {
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// daysFrom lists the YYYY/MM/DD folders under sessions from day on, in order.
+func daysFrom(sessions, day string) []string {
+	var out []string
+	list := func(dir string) []string {
+		entries, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range entries {
+			if e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
+		return names
+	}
+	for _, y := range list(sessions) {
+		if len(y) != 4 || y < day[:4] {
+			continue
+		}
+		for _, m := range list(filepath.Join(sessions, y)) {
+			if len(m) != 2 || y+"/"+m < day[:7] {
+				continue
+			}
+			for _, d := range list(filepath.Join(sessions, y, m)) {
+				if full := y + "/" + m + "/" + d; len(d) == 2 && full >= day {
+					out = append(out, full)
+				}
+			}
+		}
+	}
+	return out
+}
+
+type codexMeta struct {
+	ID        string
+	SessionID string
+	parent    string
+}
+
+func (m codexMeta) root() string {
+	if m.SessionID != "" {
+		return m.SessionID
+	}
+	return m.ID
+}
+
+// readCodexMeta reads the session_meta on a rollout's first line.
+func readCodexMeta(path string) (codexMeta, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return codexMeta{}, false
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".zst") {
+		dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return codexMeta{}, false
+		}
+		defer dec.Close()
+		r = dec
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) || len(line) > 16<<20 {
+			return codexMeta{}, false
+		}
+	}
+	var l codexLineJSON
+	var p codexPayload
+	if json.Unmarshal(line, &l) != nil || l.Type != "session_meta" || json.Unmarshal(l.Payload, &p) != nil || p.ID == "" {
+		return codexMeta{}, false
+	}
+	return codexMeta{ID: p.ID, SessionID: p.SessionID, parent: codexParent(&p)}, true
+}

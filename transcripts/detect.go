@@ -1,0 +1,83 @@
+package transcripts
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Agent names the program that wrote a session file.
+type Agent string
+
+// The agents whose files this package reads.
+const (
+	ClaudeCode Agent = "claude-code"
+	Codex      Agent = "codex"
+)
+
+// ErrUnknownFormat is returned by Detect for a file that is neither a Claude
+// Code transcript nor a Codex rollout.
+var ErrUnknownFormat = errors.New("neither a Claude Code transcript nor a Codex rollout")
+
+// detectLines is how many lines Detect looks at.
+const detectLines = 64
+
+// Detect tells by content which agent wrote the session file at path (a
+// .jsonl.zst is decompressed): Codex lines are {timestamp, type, payload}
+// with Codex's line types; Claude Code lines carry sessionId or are its
+// summary records.
+func Detect(path string) (Agent, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".zst") {
+		dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return "", err
+		}
+		defer dec.Close()
+		r = dec
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for range detectLines {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var l struct {
+				Type      string          `json:"type"`
+				Payload   json.RawMessage `json:"payload"`
+				SessionID string          `json:"sessionId"`
+				Message   json.RawMessage `json:"message"`
+				Summary   *string         `json:"summary"`
+				UUID      string          `json:"uuid"`
+			}
+			if json.Unmarshal(line, &l) == nil {
+				switch {
+				case l.Payload != nil && codexLineTypes[l.Type]:
+					return Codex, nil
+				case l.SessionID != "" || l.UUID != "" || (l.Type == "summary" && l.Summary != nil):
+					return ClaudeCode, nil
+				}
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return "", err
+		}
+	}
+	return "", ErrUnknownFormat
+}
+
+var codexLineTypes = map[string]bool{
+	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true,
+	"compacted": true, "token_usage_record": true, "world_state": true,
+}

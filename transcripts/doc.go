@@ -1,0 +1,67 @@
+// Package transcripts reads the session files that Claude Code and Codex
+// write, incrementally: what each API response used, which tool calls failed,
+// and (optionally) the tool calls themselves.
+//
+// # Reading
+//
+// The guard keeps one Position per session in its state and calls
+//
+//	more, err := transcripts.ReadClaude(ctx, transcriptPath, &pos, sink) // Claude Code
+//	more, err := transcripts.ReadCodex(ctx, rolloutPath, &pos, sink)     // Codex
+//
+// on every hook run. Only the bytes appended since the last call are read.
+// Each record found is handed to the Sink's functions; a nil function is a
+// record kind the caller does not want (ToolCall nil also skips the parsing
+// of tool_use blocks). ReadClaude also reads the session's subagent files
+// (<session>/subagents/**/agent-*.jsonl and the older agent-*.jsonl files
+// beside the main file that carry the session's id); ReadCodex also reads
+// the rollouts of the session's subagents and forks (same root session id),
+// found in the date folders of the same sessions/ tree.
+//
+// When ctx is done, reading stops between two lines, pos is left where it
+// stopped and more is true: the next call goes on from there. A first read
+// of a huge transcript is finished over several hook runs this way.
+//
+// # The contract
+//
+// Keep a running total by adding what each call yields:
+//
+//	tokens = tokens.Add(r.Usage).Sub(r.Counted)
+//	spend += cost(r.Model, r.Usage) - cost(r.Model, r.Counted)
+//
+// For any way a file is cut into appends (a half-written last line included),
+// the records yielded by all the incremental calls are exactly the records
+// yielded by one full read of the final bytes, in the same order, so the sums
+// are equal. This holds because every decision is made per complete line
+// from state that lives in Position itself.
+//
+// Response.Counted is the usage an earlier record already reported for the
+// same API response: Claude Code writes one line per content block, each with
+// the response's usage, and the usage on early lines can be partial. The
+// largest usage seen for a response wins; a later, larger line yields a
+// record with Usage = the new usage and Counted = what was counted before, so
+// subtracting Counted keeps the running total exact without the caller
+// remembering anything. Pricing the difference as cost(Usage)−cost(Counted)
+// (not cost(Usage−Counted)) keeps whole-request rules such as long-context
+// tiers right.
+//
+// Usage fields mean the same for both agents: Input excludes cache reads and
+// cache writes, Output includes reasoning. A Codex record is the growth of the
+// thread's cumulative usage (token_usage_record where the version writes it,
+// else token_count when its total grew), so the lagging and repeated
+// token_count events are never counted twice, and the parent history a
+// subagent or fork rollout replays at its head is not counted at all.
+//
+// # Bounds
+//
+// Memory is bounded whatever the file size: lines are streamed through a
+// fixed buffer and a line longer than MaxLine (64 MiB) is skipped. A Position
+// holds about 100 bytes per file plus up to a few remembered responses per
+// Claude file; it serialises to JSON for the guard's state file. A file that
+// shrank or was replaced (other inode, or its first bytes changed) is read
+// again from the start. .jsonl.zst rollouts are decompressed from the start
+// on every call (they are archived files that do not grow).
+//
+// Dedupe of Claude responses is per file: one response's lines are written
+// next to each other in one file.
+package transcripts

@@ -1,0 +1,93 @@
+package transcripts
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+var claudeSeeds = []string{
+	`{"type":"assistant","requestId":"req_1","timestamp":"2026-11-30T10:00:00Z","message":{"id":"msg_1","model":"claude-opus-4-5-20251101","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls \"x\""}}],"usage":{"input_tokens":10,"output_tokens":5,"cache_creation_input_tokens":7,"cache_read_input_tokens":3,"cache_creation":{"ephemeral_5m_input_tokens":2,"ephemeral_1h_input_tokens":5},"server_tool_use":{"web_search_requests":1},"speed":"fast","inference_geo":"us"}}}`,
+	`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","is_error":true,"content":"Exit code 1"}]}}`,
+	`{"type":"user","message":{"role":"user","content":"plain \\" text with \"type\":\"assistant\" inside"}}`,
+	`{"type": "assistant", "message": {"id": "m", "usage": {"input_tokens": 1e3, "output_tokens": null}}}`,
+	`{"type":"assistant","message":{"id":"m","usage":[]}}`,
+	`{"type":"assistant"`,
+	`{"type":"assistant","message":{"id":"m\u0041","model":"<synthetic>","usage":{"input_tokens":1}}}`,
+	``,
+}
+
+// FuzzClaudeLine: any line is handled without panicking, and where the line
+// is valid JSON the usage found equals what encoding/json decodes.
+func FuzzClaudeLine(f *testing.F) {
+	for _, s := range claudeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var got []Usage
+		fp := &FilePos{}
+		claudeLine(line, "f", fp, &Sink{
+			Response:   func(r Response) { got = append(got, r.Usage) },
+			ToolResult: func(ToolResult) {},
+			ToolCall:   func(ToolCall) {},
+		})
+		// Decoded with maps: encoding/json matches struct fields without
+		// regard to case, Claude Code's keys are exact.
+		obj := func(b []byte) map[string]json.RawMessage {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(b, &m) != nil {
+				return nil
+			}
+			return m
+		}
+		top := obj(line)
+		msg := obj(top["message"])
+		usage := obj(msg["usage"])
+		var typ, model string
+		json.Unmarshal(top["type"], &typ)
+		json.Unmarshal(msg["model"], &model)
+		// Lines are passed over by a byte scan first: Claude Code writes
+		// compact JSON, so an assistant line holds "type":"assistant".
+		if typ != "assistant" || usage == nil || model == "<synthetic>" || !bytes.Contains(line, typeAssistant) {
+			return
+		}
+		var in, out int64
+		if usage["input_tokens"] != nil && json.Unmarshal(usage["input_tokens"], &in) != nil {
+			return
+		}
+		if usage["output_tokens"] != nil && json.Unmarshal(usage["output_tokens"], &out) != nil {
+			return
+		}
+		if len(got) != 1 || got[0].Input != in || got[0].Output != out {
+			t.Errorf("line %q: got %+v, want input %d output %d", line, got, in, out)
+		}
+	})
+}
+
+// FuzzCodexLine: any line is handled without panicking, and the counted
+// usage never goes down.
+func FuzzCodexLine(f *testing.F) {
+	f.Add([]byte(`{"timestamp":"2026-07-23T00:14:05.333Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":17011,"cached_input_tokens":11008,"output_tokens":118,"total_tokens":17129}}}}`))
+	f.Add([]byte(`{"timestamp":"2026-11-30T22:43:24.100Z","type":"session_meta","payload":{"id":"a","forked_from_id":"b"}}`))
+	f.Add([]byte(`{"type":"token_usage_record","payload":{"response_id":"r","thread_token_usage":{"input_tokens":5,"output_tokens":1}}}`))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"Process exited with code 2\n"}}`))
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"function_call","call_id":"c","name":"exec_command","arguments":"{\"cmd\":\"ls\"}"}}`))
+	f.Add([]byte(`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","id":"c","status":"failed","exit_code":1}}}`))
+	f.Add([]byte(`{"type":"event_msg","payload":{"type":"token_count","info":null}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		st := &codexState{Counted: codexCum{In: 10, Out: 10}}
+		before := st.Counted.total()
+		codexLine(line, "f", st, &Sink{
+			Response: func(r Response) {
+				if r.Usage.Total() <= 0 {
+					t.Errorf("line %q yielded a response with no tokens: %+v", line, r.Usage)
+				}
+			},
+			ToolResult: func(ToolResult) {},
+			ToolCall:   func(ToolCall) {},
+		})
+		if st.Counted.total() < before {
+			t.Errorf("line %q moved the counted total back", line)
+		}
+	})
+}

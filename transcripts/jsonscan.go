@@ -1,0 +1,200 @@
+package transcripts
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// A small JSON walker: it finds the few fields a reader needs in a line
+// without decoding the rest (message text, thinking, tool output), which is
+// most of a transcript's bytes. Values are returned as raw spans.
+
+var errSyntax = errors.New("transcripts: malformed JSON")
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] == '"'.
+func skipString(b []byte, i int) (int, error) {
+	i++
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return 0, errSyntax
+		}
+		i += j
+		// Count the backslashes before the quote: an odd number escapes it.
+		k := i - 1
+		for k >= 0 && b[k] == '\\' {
+			k--
+		}
+		if (i-1-k)%2 == 0 {
+			return i + 1, nil
+		}
+		i++
+	}
+}
+
+// skipValue returns the index after the JSON value starting at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	i = skipSpace(b, i)
+	if i >= len(b) {
+		return 0, errSyntax
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				var err error
+				if i, err = skipString(b, i); err != nil {
+					return 0, err
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, nil
+				}
+			}
+			i++
+		}
+		return 0, errSyntax
+	default:
+		j := i
+		for j < len(b) {
+			c := b[j]
+			if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t' {
+				break
+			}
+			j++
+		}
+		if j == i {
+			return 0, errSyntax
+		}
+		return j, nil
+	}
+}
+
+// walkObject calls fn with each key (raw, without quotes) and raw value of
+// the object in b. fn returning false stops the walk.
+func walkObject(b []byte, fn func(key, val []byte) bool) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return errSyntax
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return errSyntax
+		}
+		end, err := skipString(b, i)
+		if err != nil {
+			return err
+		}
+		key := b[i+1 : end-1]
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return errSyntax
+		}
+		vstart := skipSpace(b, i+1)
+		vend, err := skipValue(b, vstart)
+		if err != nil {
+			return err
+		}
+		if !fn(key, b[vstart:vend]) {
+			return nil
+		}
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return errSyntax
+		}
+		if b[i] == '}' {
+			return nil
+		}
+		if b[i] != ',' {
+			return errSyntax
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// walkArray calls fn with each raw element of the array in b.
+func walkArray(b []byte, fn func(val []byte)) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return errSyntax
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return nil
+	}
+	for {
+		vend, err := skipValue(b, i)
+		if err != nil {
+			return err
+		}
+		fn(b[i:vend])
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return errSyntax
+		}
+		if b[i] == ']' {
+			return nil
+		}
+		if b[i] != ',' {
+			return errSyntax
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// str decodes a raw JSON string value; anything else gives "".
+func str(v []byte) string {
+	if len(v) < 2 || v[0] != '"' {
+		return ""
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// num decodes a raw JSON number as an int64; anything else gives 0.
+func num(v []byte) int64 {
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(string(v), 64)
+		if ferr != nil {
+			return 0
+		}
+		return int64(f)
+	}
+	return n
+}
+
+func isTrue(v []byte) bool { return string(v) == "true" }

@@ -1,0 +1,205 @@
+package transcripts
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// MaxLine is the longest line a reader decodes; longer lines are skipped by
+// scanning to their newline. No line that carries usage comes near it.
+const MaxLine = 64 << 20
+
+// headLen is how many leading bytes of a file are checksummed to notice a
+// file replaced by another one of at least the same size.
+const headLen = 256
+
+// Position is where reading of one session stopped. Its zero value reads
+// from the start. It is a small value meant to be stored as JSON in the
+// guard's session state and passed back unchanged on the next call.
+type Position struct {
+	// Main is the main file this position belongs to; a different path
+	// starts over.
+	Main  string    `json:"main,omitempty"`
+	Files []FilePos `json:"files,omitempty"`
+
+	// Claude: modification time of the project folder when it was last
+	// searched for older-layout agent-*.jsonl files.
+	ScanMtime int64 `json:"scan_mtime,omitempty"`
+
+	// Codex: the session's root id, the thread ids found in it, and how far
+	// the date folders of sessions/ have been searched for its subagents.
+	Root     string   `json:"root,omitempty"`
+	Threads  []string `json:"threads,omitempty"`
+	ScanDay  string   `json:"scan_day,omitempty"`
+	ScanName string   `json:"scan_name,omitempty"`
+}
+
+// FilePos is where reading of one file stopped, with the state the reader
+// needs to go on exactly.
+type FilePos struct {
+	// Path is relative to the main file's folder when inside it.
+	Path   string       `json:"p"`
+	Off    int64        `json:"o,omitempty"`
+	ID     string       `json:"id,omitempty"`
+	Head   uint32       `json:"h,omitempty"`
+	HeadN  int          `json:"hn,omitempty"`
+	Claude *claudeState `json:"c,omitempty"`
+	Codex  *codexState  `json:"x,omitempty"`
+}
+
+func (p *Position) reset(main string) {
+	*p = Position{Main: main}
+}
+
+// file returns the FilePos for path, adding one if new.
+func (p *Position) file(rel string) *FilePos {
+	for i := range p.Files {
+		if p.Files[i].Path == rel {
+			return &p.Files[i]
+		}
+	}
+	p.Files = append(p.Files, FilePos{Path: rel})
+	return &p.Files[len(p.Files)-1]
+}
+
+func (p *Position) relPath(abs string) string {
+	dir := filepath.Dir(p.Main)
+	if rel, err := filepath.Rel(dir, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return abs
+}
+
+func (p *Position) absPath(rel string) string {
+	if filepath.IsAbs(rel) {
+		return rel
+	}
+	return filepath.Join(filepath.Dir(p.Main), rel)
+}
+
+// readLines feeds fn every complete line of the file at abs after fp.Off,
+// advancing fp.Off past each line handled. It calls onReset before reading
+// when the file shrank or was replaced. It returns more=true when ctx ended
+// the read early; every call handles some lines first, so a read that keeps
+// hitting its deadline still gets through the file. A missing file is not an
+// error: it may not exist yet.
+func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn func(line []byte, off int64)) (more bool, err error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	zst := strings.HasSuffix(abs, ".zst")
+	id := fileID(fi)
+	if zst {
+		id = fmt.Sprintf("%s:%d", id, fi.Size())
+	}
+	replaced := fp.ID != "" && id != fp.ID
+	if !zst && fi.Size() < fp.Off {
+		replaced = true
+	}
+	if !replaced && !zst && fp.HeadN > 0 {
+		buf := make([]byte, fp.HeadN)
+		if n, _ := f.ReadAt(buf, 0); n != fp.HeadN || crc32.ChecksumIEEE(buf) != fp.Head {
+			replaced = true
+		}
+	}
+	if replaced || fp.ID == "" {
+		if fp.Off != 0 || replaced {
+			fp.Off, fp.Head, fp.HeadN = 0, 0, 0
+			onReset()
+		}
+		fp.ID = id
+	}
+
+	var r io.Reader = f
+	if zst {
+		dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return false, err
+		}
+		defer dec.Close()
+		if _, err := io.CopyN(io.Discard, dec, fp.Off); err != nil {
+			return false, fmt.Errorf("decompressing %s: %w", abs, err)
+		}
+		r = dec
+	} else if fp.Off > 0 {
+		if _, err := f.Seek(fp.Off, io.SeekStart); err != nil {
+			return false, err
+		}
+	}
+
+	more, err = scanLines(ctx, r, fp, fn)
+	if !zst && fp.HeadN < headLen && fp.Off > int64(fp.HeadN) {
+		n := int(min(int64(headLen), fp.Off))
+		buf := make([]byte, n)
+		if m, _ := f.ReadAt(buf, 0); m == n {
+			fp.Head, fp.HeadN = crc32.ChecksumIEEE(buf), n
+		}
+	}
+	return more, err
+}
+
+// scanLines streams r through a fixed buffer. Lines longer than MaxLine are
+// skipped; a last line without its newline is left for the next call. fn
+// must not keep line.
+func scanLines(ctx context.Context, r io.Reader, fp *FilePos, fn func(line []byte, off int64)) (bool, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte // the start of a line longer than the buffer
+	var pending int64
+	tooLong := false
+	for n := 0; ; n++ {
+		if pending == 0 && n > 0 && n&63 == 0 && ctx.Err() != nil {
+			return true, nil
+		}
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			start := fp.Off
+			if !tooLong {
+				line := chunk
+				if pending > 0 {
+					long = append(long, chunk...)
+					line = long
+				}
+				fn(bytes.TrimSuffix(line[:len(line)-1], []byte("\r")), start)
+			}
+			fp.Off += pending + int64(len(chunk))
+			pending, tooLong = 0, false
+			if cap(long) > 4<<20 {
+				long = nil // do not hold a huge buffer for the rest of the file
+			}
+			long = long[:0]
+		case errors.Is(err, bufio.ErrBufferFull):
+			pending += int64(len(chunk))
+			if !tooLong {
+				long = append(long, chunk...)
+				if len(long) > MaxLine {
+					tooLong, long = true, nil
+				}
+			}
+		case errors.Is(err, io.EOF):
+			return false, nil
+		default:
+			return false, err
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package transcripts
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Usage is the token use of one API response, the same for both agents.
+// Its fields match pricing.Usage one for one, so a caller converts with
+// pricing.Usage(u).
+type Usage struct {
+	// Input is uncached input: cache reads and cache writes are not in it.
+	Input int64 `json:"in,omitempty"`
+	// Output includes reasoning tokens.
+	Output    int64 `json:"out,omitempty"`
+	CacheRead int64 `json:"cr,omitempty"`
+	// CacheCreation is Claude's cache_creation_input_tokens (Codex:
+	// cache_write_input_tokens). CacheWrite5m and CacheWrite1h are Claude's
+	// breakdown of it when present; see CacheWrite for the total.
+	CacheCreation int64 `json:"cc,omitempty"`
+	CacheWrite5m  int64 `json:"c5,omitempty"`
+	CacheWrite1h  int64 `json:"c1,omitempty"`
+	// WebSearch counts server-side web search requests.
+	WebSearch int64 `json:"ws,omitempty"`
+	// Speed is "fast" for Claude fast-mode requests; Geo is Claude's
+	// inference_geo ("us" costs more on newer models).
+	Speed string `json:"sp,omitempty"`
+	Geo   string `json:"geo,omitempty"`
+}
+
+// CacheWrite is the total of cache-write tokens: the larger of
+// cache_creation_input_tokens and the 5m+1h breakdown (older Claude Code
+// versions wrote 0 in one of them).
+func (u Usage) CacheWrite() int64 {
+	return max(u.CacheCreation, u.CacheWrite5m+u.CacheWrite1h)
+}
+
+// Total is every token of the response.
+func (u Usage) Total() int64 { return u.Input + u.Output + u.CacheRead + u.CacheWrite() }
+
+// Add returns the field-wise sum; Speed and Geo are taken from v when set.
+func (u Usage) Add(v Usage) Usage {
+	r := Usage{
+		Input: u.Input + v.Input, Output: u.Output + v.Output, CacheRead: u.CacheRead + v.CacheRead,
+		CacheCreation: u.CacheCreation + v.CacheCreation, CacheWrite5m: u.CacheWrite5m + v.CacheWrite5m,
+		CacheWrite1h: u.CacheWrite1h + v.CacheWrite1h, WebSearch: u.WebSearch + v.WebSearch,
+		Speed: u.Speed, Geo: u.Geo,
+	}
+	if v.Speed != "" {
+		r.Speed = v.Speed
+	}
+	if v.Geo != "" {
+		r.Geo = v.Geo
+	}
+	return r
+}
+
+// Sub returns the field-wise difference (Speed and Geo of u).
+func (u Usage) Sub(v Usage) Usage {
+	return Usage{
+		Input: u.Input - v.Input, Output: u.Output - v.Output, CacheRead: u.CacheRead - v.CacheRead,
+		CacheCreation: u.CacheCreation - v.CacheCreation, CacheWrite5m: u.CacheWrite5m - v.CacheWrite5m,
+		CacheWrite1h: u.CacheWrite1h - v.CacheWrite1h, WebSearch: u.WebSearch - v.WebSearch,
+		Speed: u.Speed, Geo: u.Geo,
+	}
+}
+
+// Response is one API response's usage, as far as the file tells so far.
+type Response struct {
+	// File is the path of the file the record came from.
+	File string
+	// MessageID and RequestID identify the response (Claude: message.id and
+	// requestId; Codex: the response_id of a token_usage_record, else empty).
+	MessageID string
+	RequestID string
+	Model     string
+	Time      time.Time
+	// Usage is the response's usage now; Counted is what earlier records
+	// already reported for the same response (zero for a new one). Add Usage
+	// and subtract Counted.
+	Usage   Usage
+	Counted Usage
+}
+
+// ToolResult is the outcome of one tool call.
+type ToolResult struct {
+	File      string
+	ToolUseID string
+	// Failed: Claude's is_error, Codex's failed status or non-zero exit code.
+	// A call a hook denied also comes back failed; callers that must not
+	// count their own denials match ToolUseID.
+	Failed bool
+	Time   time.Time
+}
+
+// ToolCall is one tool call the model made.
+type ToolCall struct {
+	File  string
+	ID    string
+	Name  string
+	Input json.RawMessage
+	Time  time.Time
+}
+
+// Sink receives the records a read finds. Nil functions are skipped.
+type Sink struct {
+	Response   func(Response)
+	ToolResult func(ToolResult)
+	// ToolCall nil also skips looking for tool calls, which the hook's hot
+	// path does not need.
+	ToolCall func(ToolCall)
+}
+
+func (s *Sink) response(r Response) {
+	if s.Response != nil {
+		s.Response(r)
+	}
+}
+
+func (s *Sink) toolResult(r ToolResult) {
+	if s.ToolResult != nil {
+		s.ToolResult(r)
+	}
+}
