@@ -111,7 +111,12 @@ func (s Snapshot) Changed() (bool, error) {
 // rename, so a reader never sees half a file. Before the first write to an
 // existing file a backup is kept next to it. It refuses when the file
 // changed since the snapshot was read.
-func WriteFile(s Snapshot, data []byte) error {
+func WriteFile(s Snapshot, data []byte) error { return writeFile(s, data, true) }
+
+// WriteOwnFile is WriteFile without the backup, for runaway's own files.
+func WriteOwnFile(s Snapshot, data []byte) error { return writeFile(s, data, false) }
+
+func writeFile(s Snapshot, data []byte, backup bool) error {
 	if err := s.Writable(); err != nil {
 		return err
 	}
@@ -122,7 +127,7 @@ func WriteFile(s Snapshot, data []byte) error {
 	if changed {
 		return fmt.Errorf("%s changed while runaway was editing it; nothing was written", s.Path)
 	}
-	if s.Exists {
+	if s.Exists && backup {
 		backup := s.Real + BackupSuffix
 		if _, err := os.Lstat(backup); errors.Is(err, fs.ErrNotExist) {
 			if err := AtomicWrite(backup, s.Data, s.Mode); err != nil {
@@ -158,7 +163,9 @@ func RemoveFile(s Snapshot) error {
 // synced and renamed into place, with mode perm.
 func AtomicWrite(path string, data []byte, perm fs.FileMode) (err error) {
 	dir := filepath.Dir(path)
-	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+	// A symlink is replaced (callers that mean to write through one resolve
+	// it first); folders, devices and pipes are refused.
+	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0 {
 		return fmt.Errorf("%s is not a regular file", path)
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")

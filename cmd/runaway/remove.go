@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/runaway-guard/runaway/installer"
+)
+
+func init() { register(newRemoveCmd) }
+
+func newRemoveCmd() *cobra.Command {
+	var (
+		yes, dryRun, purge bool
+		harnesses          []string
+	)
+	cmd := &cobra.Command{
+		Use:   "remove",
+		Short: "Take runaway's hook entries out of the agents' settings files",
+		Long: `remove undoes setup: it takes out runaway's hook entries (every copy, from
+any version or binary path) and nothing else. A file nobody else changed
+since setup comes back byte for byte. --purge also deletes the installed
+binary, runaway's config and its state.
+
+Without a terminal it needs --yes.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			plan, err := installer.PlanRemove(installer.RemoveOptions{Harnesses: harnesses, Purge: purge})
+			if err != nil {
+				return planError(err, "remove")
+			}
+			printLines(out, plan.Summary())
+			if dryRun {
+				fmt.Fprint(out, plan.Diff())
+				fmt.Fprintln(out, "dry run: nothing was written")
+				return nil
+			}
+			if err := confirm(cmd, yes, "remove", plan.Diff()); err != nil {
+				return err
+			}
+			if err := plan.Apply(); err != nil {
+				return failf([]string{"runaway remove"}, "%v", err)
+			}
+			fmt.Fprintln(out, "done: runaway's hook entries are out")
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&yes, "yes", "y", false, "apply without asking")
+	f.BoolVar(&dryRun, "dry-run", false, "print the edits as a diff and change nothing")
+	f.BoolVar(&purge, "purge", false, "also delete the installed binary, runaway's config and its state")
+	f.StringSliceVar(&harnesses, "harness", nil, "agents to unwire: claude, codex (default: all)")
+	return cmd
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/installer"
+)
+
+func init() { register(newSetupCmd) }
+
+func newSetupCmd() *cobra.Command {
+	var (
+		yes, dryRun       bool
+		harnesses         []string
+		capUSD, warnAt    float64
+		failures, repeats int
+	)
+	cmd := &cobra.Command{
+		Use:   "setup",
+		Short: "Wire runaway into the coding agents on this machine",
+		Long: `setup finds the coding agents installed here, copies runaway to a stable
+path, writes runaway's limits, and adds one hook entry to each supported
+agent's settings file, touching nothing else in it. It shows the plan
+first; --dry-run prints the exact edits as a diff and changes nothing.
+
+Without a terminal it needs --yes.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := installer.SetupOptions{Harnesses: harnesses}
+			f := cmd.Flags()
+			if f.Changed("cap") {
+				opts.CapUSD = &capUSD
+			}
+			if f.Changed("warn-at") {
+				opts.WarnAt = &warnAt
+			}
+			if f.Changed("failures") {
+				opts.FailureRun = &failures
+			}
+			if f.Changed("repeats") {
+				opts.RepeatRun = &repeats
+			}
+			return runSetup(cmd, opts, yes, dryRun)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&yes, "yes", "y", false, "apply without asking")
+	f.BoolVar(&dryRun, "dry-run", false, "print the edits as a diff and change nothing")
+	f.StringSliceVar(&harnesses, "harness", nil, "agents to wire: claude, codex (default: every supported agent found)")
+	f.Float64Var(&capUSD, "cap", configs.DefaultSessionCapUSD, "spend cap per session, in US dollars")
+	f.Float64Var(&warnAt, "warn-at", configs.DefaultWarnAt, "warn once when this share of the cap is spent (0-1)")
+	f.IntVar(&failures, "failures", configs.DefaultFailureRun, "ask after this many failed tool calls in a row")
+	f.IntVar(&repeats, "repeats", configs.DefaultRepeatRun, "ask after this many identical tool calls in a row")
+	return cmd
+}
+
+func runSetup(cmd *cobra.Command, opts installer.SetupOptions, yes, dryRun bool) error {
+	out := cmd.OutOrStdout()
+	plan, err := installer.PlanSetup(opts)
+	if err != nil {
+		return planError(err, "setup")
+	}
+	printLines(out, plan.Summary())
+	if dryRun {
+		fmt.Fprint(out, plan.Diff())
+		fmt.Fprintln(out, "dry run: nothing was written")
+		return nil
+	}
+	if err := confirm(cmd, yes, "setup", plan.Diff()); err != nil {
+		return err
+	}
+	if err := plan.Apply(); err != nil {
+		return failf([]string{"runaway setup"}, "%v", err)
+	}
+	var names []string
+	for _, h := range plan.Wire {
+		names = append(names, h.Name)
+	}
+	fmt.Fprintf(out, "done: runaway guards %s\n", strings.Join(names, ", "))
+	if len(plan.Todo) > 0 {
+		fmt.Fprintln(out, "still to do:")
+		for _, t := range plan.Todo {
+			fmt.Fprintln(out, "  "+t)
+		}
+	}
+	return nil
+}
+
+// planError turns a planning failure into a message with the next step.
+func planError(err error, command string) error {
+	var se *configs.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return failf([]string{"fix the file, then run: runaway " + command}, "%v", err)
+	case errors.Is(err, installer.NothingToWireError):
+		return failf([]string{"runaway setup --harness claude,codex"}, "%v", err)
+	}
+	return failf(nil, "%v", err)
+}
+
+// confirm lets a changing command go ahead: with --yes, or after a y on
+// the terminal once the diff was shown. Without a terminal it refuses.
+func confirm(cmd *cobra.Command, yes bool, command, diff string) error {
+	if yes {
+		return nil
+	}
+	if !isTerminal(cmd.InOrStdin()) || !isTerminal(cmd.OutOrStdout()) {
+		return failf([]string{"runaway " + command + " --yes"}, "%s changes files; without a terminal it needs --yes", command)
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprint(out, diff)
+	fmt.Fprint(out, "apply these changes? [y/N] ")
+	var answer string
+	fmt.Fscanln(cmd.InOrStdin(), &answer)
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		return errCancelled
+	}
+	return nil
+}
+
+func printLines(w io.Writer, lines []string) {
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+}

@@ -1,0 +1,209 @@
+// Package installer finds the coding agents on this machine and wires
+// runaway into them: it plans setup and remove as exact file edits that a
+// person (or the wizard) can look at first, then applies them.
+package installer
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/runaway-guard/runaway/configs"
+)
+
+// Support says how much of runaway works in a harness.
+type Support int
+
+const (
+	// AllWires: loop, failure, spend and tamper wires, with every answer.
+	AllWires Support = iota
+	// AllWiresDenyNotAsk: every wire, but "ask the person" becomes a deny
+	// that tells the model to stop and ask.
+	AllWiresDenyNotAsk
+	// NotSupported: runaway does not wire into this harness.
+	NotSupported
+)
+
+func (s Support) String() string {
+	switch s {
+	case AllWires:
+		return "all wires"
+	case AllWiresDenyNotAsk:
+		return "all wires, deny instead of ask"
+	}
+	return "not supported"
+}
+
+// Harness is what runaway knows about one coding agent. The texts are the
+// ones setup, the wizard and doctor show; they live here only.
+type Harness struct {
+	ID      string // the name used in flags and in `runaway hook <id>`
+	Name    string
+	Support Support
+	// Why explains the support level in one or two sentences.
+	Why string
+	// Todo is what the person must still do after setup, if anything.
+	Todo string
+}
+
+// Harnesses lists every harness runaway knows, in the order shown.
+var Harnesses = []Harness{
+	{
+		ID: "claude", Name: "Claude Code", Support: AllWires,
+		Why: "runaway runs before every tool call and can warn you, ask you, deny the call, or end the turn.",
+	},
+	{
+		ID: "codex", Name: "Codex", Support: AllWiresDenyNotAsk,
+		Why:  "Codex hooks cannot ask the person, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you; Codex cannot end a turn from a hook, so at the cap every call is denied.",
+		Todo: "start codex, type /hooks, and trust runaway's entry: Codex runs a new or changed hook only once you trust it.",
+	},
+	{
+		ID: "cursor", Name: "Cursor", Support: NotSupported,
+		Why: "Cursor runs Claude Code's hooks, so runaway's Claude Code entry already sees its tool calls; its transcripts carry no token usage, so no spend cap is possible: use Cursor's spend limit.",
+	},
+	{
+		ID: "gemini", Name: "Gemini CLI", Support: NotSupported,
+		Why: "Gemini CLI has its own loop detection, on by default (model.disableLoopDetection turns it off); runaway does not wire into it.",
+	},
+	{
+		ID: "opencode", Name: "OpenCode", Support: NotSupported,
+		Why: "OpenCode has no shell-command hooks, only JavaScript plugins; its doom_loop permission asks you after 3 identical calls.",
+	},
+}
+
+// HarnessByID returns the harness with that id.
+func HarnessByID(id string) (Harness, bool) {
+	for _, h := range Harnesses {
+		if h.ID == id {
+			return h, true
+		}
+	}
+	return Harness{}, false
+}
+
+// Found is one harness as detected on this machine.
+type Found struct {
+	Harness
+	Found bool
+	// Where lists the folders and programs that showed it.
+	Where []string
+	// Version, when it could be read cheaply (a package.json next to the
+	// program, or a versioned install folder); never by running it.
+	Version string
+	// Settings is the file setup edits for it ("" when none).
+	Settings string
+}
+
+// Detect looks for every harness. It only looks at files and PATH.
+func Detect() []Found {
+	home := homeDir()
+	var out []Found
+	for _, h := range Harnesses {
+		f := Found{Harness: h}
+		var dirs, progs []string
+		switch h.ID {
+		case "claude":
+			dirs, progs = []string{configs.ClaudeDir()}, []string{"claude"}
+		case "codex":
+			dirs, progs = []string{configs.CodexDir()}, []string{"codex"}
+		case "cursor":
+			dirs = []string{filepath.Join(home, ".cursor"), filepath.Join(home, ".config", "Cursor")}
+			switch runtime.GOOS {
+			case "darwin":
+				dirs = append(dirs, "/Applications/Cursor.app", filepath.Join(home, "Library", "Application Support", "Cursor"))
+			case "windows":
+				dirs = append(dirs, filepath.Join(os.Getenv("APPDATA"), "Cursor"), filepath.Join(os.Getenv("LOCALAPPDATA"), "Programs", "cursor"))
+			}
+			progs = []string{"cursor-agent", "cursor"}
+		case "gemini":
+			gh := os.Getenv("GEMINI_CLI_HOME")
+			if gh == "" {
+				gh = home
+			}
+			dirs, progs = []string{filepath.Join(gh, ".gemini")}, []string{"gemini"}
+		case "opencode":
+			dirs = []string{filepath.Join(home, ".config", "opencode"), filepath.Join(home, ".opencode", "bin", "opencode")}
+			progs = []string{"opencode"}
+		}
+		for _, d := range dirs {
+			if _, err := os.Stat(d); err == nil {
+				f.Found = true
+				f.Where = append(f.Where, d)
+			}
+		}
+		for _, p := range progs {
+			path, err := exec.LookPath(p)
+			if err != nil {
+				continue
+			}
+			f.Found = true
+			f.Where = append(f.Where, path)
+			if f.Version == "" {
+				f.Version = programVersion(path)
+			}
+		}
+		if sf, ok := configs.SettingsFor(h.ID); ok {
+			f.Settings = sf.Path
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func homeDir() string {
+	if h := os.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// knownPackages are the npm packages the agents ship as.
+var knownPackages = map[string]bool{
+	"@anthropic-ai/claude-code": true,
+	"@openai/codex":             true,
+	"@google/gemini-cli":        true,
+	"opencode-ai":               true,
+}
+
+// programVersion reads a program's version without running it: from the
+// package.json of the npm package its resolved path lies in, or from a
+// versioned install folder (Claude Code's native installer keeps
+// …/versions/<version>).
+func programVersion(path string) string {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	if filepath.Base(filepath.Dir(real)) == "versions" {
+		return filepath.Base(real)
+	}
+	dir := filepath.Dir(real)
+	for range 4 {
+		b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		if err == nil {
+			var pkg struct{ Name, Version string }
+			if json.Unmarshal(b, &pkg) == nil && knownPackages[pkg.Name] {
+				return pkg.Version
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
+}
+
+// Tilde shows a path under the home folder as ~/….
+func Tilde(path string) string {
+	home := homeDir()
+	if home != "" && home != "/" && strings.HasPrefix(path, home+string(filepath.Separator)) {
+		return "~" + path[len(home):]
+	}
+	return path
+}

@@ -1,0 +1,214 @@
+package installer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/runaway-guard/runaway/configs"
+)
+
+// RemoveOptions are the choices of `runaway remove`.
+type RemoveOptions struct {
+	// Harnesses to unwire, by id; empty means all.
+	Harnesses []string
+	// Purge also deletes the binary, the config and the state folder.
+	Purge bool
+	Paths *Paths
+}
+
+// RemovePlan is what remove will do; nothing is written until Apply.
+type RemovePlan struct {
+	Files []FileEdit
+	// PurgePaths are deleted too (with --purge), in this order.
+	PurgePaths []string
+
+	paths     Paths
+	rec       *Installed
+	harnesses []string
+}
+
+// PlanRemove finds runaway's entries (every copy, from any version or
+// binary path) in the settings files setup wrote and in the harnesses'
+// current ones, and plans to remove only those. With setup's record a
+// file nobody else changed comes back byte for byte.
+func PlanRemove(opts RemoveOptions) (*RemovePlan, error) {
+	paths := DefaultPaths()
+	if opts.Paths != nil {
+		paths = *opts.Paths
+	}
+	if opts.Purge && len(opts.Harnesses) > 0 {
+		return nil, errors.New("--purge removes runaway entirely; it cannot be combined with --harness")
+	}
+	rec, err := ReadInstalled(paths.Installed)
+	if err != nil {
+		return nil, err
+	}
+	p := &RemovePlan{paths: paths, rec: rec, harnesses: opts.Harnesses}
+	if len(p.harnesses) == 0 {
+		for _, h := range Harnesses {
+			if _, ok := configs.SettingsFor(h.ID); ok {
+				p.harnesses = append(p.harnesses, h.ID)
+			}
+		}
+	}
+	for _, id := range p.harnesses {
+		if _, ok := HarnessByID(id); !ok {
+			return nil, fmt.Errorf("unknown harness %q (known: %s)", id, knownIDs())
+		}
+		sf, ok := configs.SettingsFor(id)
+		if !ok {
+			continue
+		}
+		files := []configs.SettingsFile{sf}
+		prior := rec.File(id)
+		if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(sf.Path) {
+			old := sf
+			old.Path = prior.Path
+			files = append([]configs.SettingsFile{old}, files...)
+		}
+		for _, f := range files {
+			var undo *InstalledFile
+			if prior != nil && filepath.Clean(prior.Path) == filepath.Clean(f.Path) {
+				undo = prior
+			}
+			edit, err := planHookRemove(f, undo)
+			if err != nil {
+				return nil, err
+			}
+			if edit.Changed() {
+				p.Files = append(p.Files, edit)
+			}
+		}
+	}
+	if opts.Purge {
+		p.PurgePaths = []string{paths.Bin, paths.Config, paths.State}
+	}
+	return p, nil
+}
+
+// planHookRemove takes runaway's entries out of one settings file.
+func planHookRemove(sf configs.SettingsFile, prior *InstalledFile) (FileEdit, error) {
+	name := Tilde(sf.Path)
+	doc, snap, err := sf.Read(name)
+	if err != nil || !snap.Exists {
+		return FileEdit{}, err
+	}
+	var undo *configs.Undo
+	if prior != nil {
+		undo = &prior.Undo
+	}
+	n, err := doc.RemoveHooks(undo)
+	if err != nil {
+		return FileEdit{}, err
+	}
+	edit := FileEdit{Harness: sf.Harness, Path: sf.Path, Before: snap.Data, After: snap.Data, snap: snap}
+	if n == 0 {
+		return edit, nil
+	}
+	if err := snap.Writable(); err != nil {
+		return FileEdit{}, err
+	}
+	edit.After = doc.Pack()
+	if prior != nil {
+		if prior.SHA256 != HashBytes(snap.Data) {
+			edit.Warnings = append(edit.Warnings, fmt.Sprintf("%s changed since setup; only runaway's entries were taken out", name))
+		}
+		if len(edit.After) == 0 && prior.CreatedFile {
+			edit.Delete = true
+			edit.createDirs = prior.CreatedDirs
+		}
+	}
+	return edit, nil
+}
+
+// Diff is every file edit as one unified diff.
+func (p *RemovePlan) Diff() string {
+	var b strings.Builder
+	for _, f := range p.Files {
+		b.WriteString(f.Diff())
+	}
+	return b.String()
+}
+
+// Apply removes the entries, then updates or deletes setup's record, then
+// (with --purge) deletes the binary, the config and the state folder.
+func (p *RemovePlan) Apply() error {
+	for _, f := range p.Files {
+		if err := f.snap.Writable(); err != nil && !f.Delete {
+			return err
+		}
+	}
+	for _, f := range p.Files {
+		if err := f.write(); err != nil {
+			return err
+		}
+		if !f.Delete {
+			dropBackupIfSame(f.snap.Real, f.After)
+		}
+	}
+	if p.rec != nil {
+		for _, id := range p.harnesses {
+			p.rec.drop(id)
+		}
+		var err error
+		if len(p.rec.Files) == 0 {
+			err = os.Remove(p.paths.Installed)
+		} else {
+			err = p.rec.write(p.paths.Installed)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("updating %s: %w", Tilde(p.paths.Installed), err)
+		}
+	}
+	for _, path := range p.PurgePaths {
+		if err := os.RemoveAll(path); err != nil {
+			return fmt.Errorf("removing %s: %w", Tilde(path), err)
+		}
+		if path == p.paths.Config {
+			os.Remove(filepath.Dir(path)) // only when empty
+		}
+	}
+	return nil
+}
+
+// dropBackupIfSame deletes setup's one-time backup once the file is back
+// to the same bytes: it then holds nothing the file does not.
+func dropBackupIfSame(real string, now []byte) {
+	backup := real + configs.BackupSuffix
+	if b, err := os.ReadFile(backup); err == nil && bytes.Equal(b, now) {
+		os.Remove(backup)
+	}
+}
+
+// Unwired lists the harness ids a remove plan covers.
+func (p *RemovePlan) Unwired() []string { return slices.Clone(p.harnesses) }
+
+// Summary describes the plan in lines for a person.
+func (p *RemovePlan) Summary() []string {
+	out := []string{"plan:"}
+	if len(p.Files) == 0 {
+		out = append(out, "  no runaway entries found in the agents' settings files")
+	}
+	for _, f := range p.Files {
+		line := "  edit " + Tilde(f.Path) + " (take out runaway's entries)"
+		if f.Delete {
+			line = "  delete " + Tilde(f.Path) + " (setup created it; nothing else is in it)"
+		}
+		out = append(out, line)
+	}
+	for _, path := range p.PurgePaths {
+		out = append(out, "  delete "+Tilde(path))
+	}
+	for _, f := range p.Files {
+		for _, w := range f.Warnings {
+			out = append(out, "warning: "+w)
+		}
+	}
+	return out
+}

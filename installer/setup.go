@@ -1,0 +1,444 @@
+package installer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/adrg/xdg"
+	"github.com/pmezard/go-difflib/difflib"
+	"github.com/runaway-guard/runaway/configs"
+)
+
+// Paths are the files runaway owns.
+type Paths struct {
+	Bin       string // the installed binary hook entries run
+	Config    string // runaway's config.json
+	State     string // runaway's state folder
+	Installed string // setup's record, in the state folder
+}
+
+// DefaultPaths are the XDG locations (tests set XDG_*).
+func DefaultPaths() Paths {
+	state := filepath.Join(xdg.StateHome, "runaway")
+	return Paths{
+		Bin:       filepath.Join(xdg.BinHome, "runaway"),
+		Config:    configs.PolicyPath(),
+		State:     state,
+		Installed: filepath.Join(state, "installed.json"),
+	}
+}
+
+// SetupOptions are the choices setup needs; the wizard collects them
+// interactively, the flags of `runaway setup` non-interactively.
+type SetupOptions struct {
+	// Harnesses to wire, by id; empty means every supported one found.
+	Harnesses []string
+	// Limits to write into runaway's config; nil leaves a value alone.
+	CapUSD     *float64
+	WarnAt     *float64
+	FailureRun *int
+	RepeatRun  *int
+	// Paths defaults to DefaultPaths; Executable to the running binary.
+	Paths      *Paths
+	Executable string
+}
+
+// FileEdit is one file a plan writes, with its bytes before and after.
+type FileEdit struct {
+	Harness string // "" for runaway's config
+	Path    string
+	Before  []byte
+	After   []byte
+	// Delete: remove the file instead of writing After (remove only).
+	Delete bool
+	// Warnings about the file that the person should read.
+	Warnings []string
+
+	snap        configs.Snapshot
+	own         bool // runaway's own file: no backup
+	createDirs  []string
+	createdFile bool
+	undo        configs.Undo
+	command     string
+}
+
+// Changed reports whether applying the edit changes anything.
+func (f FileEdit) Changed() bool {
+	return f.Delete || !bytes.Equal(f.Before, f.After)
+}
+
+// Diff is the edit as a unified diff ("" when nothing changes).
+func (f FileEdit) Diff() string {
+	if !f.Changed() {
+		return ""
+	}
+	name := Tilde(f.Path)
+	from, to := name, name
+	if !f.snap.Exists {
+		from = "/dev/null"
+	}
+	after := f.After
+	if f.Delete {
+		to, after = "/dev/null", nil
+	}
+	text, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: diffLines(f.Before), B: diffLines(after),
+		FromFile: from, ToFile: to, Context: 3,
+	})
+	return text
+}
+
+func diffLines(b []byte) []string {
+	s := strings.ReplaceAll(string(b), "\r\n", "\n")
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		return lines[:len(lines)-1]
+	}
+	lines[len(lines)-1] += "\n\\ No newline at end of file\n"
+	return lines
+}
+
+// SetupPlan is what setup will do; nothing is written until Apply.
+type SetupPlan struct {
+	Agents []Found
+	// Wire lists the harnesses that get runaway's entry.
+	Wire []Harness
+	// NotWired lists harnesses found or asked for that runaway does not
+	// wire into, with the reason in their Why.
+	NotWired []Found
+	Binary   BinaryStep
+	Files    []FileEdit // runaway's config first, then one per harness
+	// Todo is what the person must still do afterwards.
+	Todo []string
+
+	paths Paths
+	prior *Installed
+}
+
+// NothingToWireError: no supported harness was found and none was named.
+var NothingToWireError = errors.New("no supported coding agent found (looked for Claude Code and Codex)")
+
+// PlanSetup works out setup's edits without writing anything. A settings
+// file that does not parse stops the plan with a *configs.SyntaxError.
+func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
+	paths := DefaultPaths()
+	if opts.Paths != nil {
+		paths = *opts.Paths
+	}
+	p := &SetupPlan{Agents: Detect(), paths: paths}
+	want, err := chooseHarnesses(p.Agents, opts.Harnesses)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range p.Agents {
+		if f.Support == NotSupported && (f.Found || slices.Contains(want, f.ID)) {
+			p.NotWired = append(p.NotWired, f)
+		}
+		if f.Support != NotSupported && slices.Contains(want, f.ID) {
+			p.Wire = append(p.Wire, f.Harness)
+		}
+	}
+	if len(p.Wire) == 0 {
+		return nil, NothingToWireError
+	}
+	exe := opts.Executable
+	if exe == "" {
+		if exe, err = runningExecutable(); err != nil {
+			return nil, err
+		}
+	}
+	if p.Binary, err = planBinary(exe, paths.Bin); err != nil {
+		return nil, err
+	}
+	if p.prior, err = ReadInstalled(paths.Installed); err != nil {
+		return nil, err
+	}
+	cfg, err := planConfig(paths.Config, opts)
+	if err != nil {
+		return nil, err
+	}
+	p.Files = append(p.Files, cfg)
+	for _, h := range p.Wire {
+		sf, _ := configs.SettingsFor(h.ID)
+		edit, err := planHookInsert(sf, paths.Bin, p.prior.File(h.ID))
+		if err != nil {
+			return nil, err
+		}
+		p.Files = append(p.Files, edit)
+		if h.Todo != "" && edit.Changed() {
+			p.Todo = append(p.Todo, h.Name+": "+h.Todo)
+		}
+	}
+	return p, nil
+}
+
+// chooseHarnesses resolves the requested ids, or every supported harness
+// found when none were requested.
+func chooseHarnesses(agents []Found, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		var out []string
+		for _, f := range agents {
+			if f.Found && f.Support != NotSupported {
+				out = append(out, f.ID)
+			}
+		}
+		return out, nil
+	}
+	for _, id := range ids {
+		if _, ok := HarnessByID(id); !ok {
+			return nil, fmt.Errorf("unknown harness %q (known: %s)", id, knownIDs())
+		}
+	}
+	return ids, nil
+}
+
+func knownIDs() string {
+	var ids []string
+	for _, h := range Harnesses {
+		ids = append(ids, h.ID)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// configSettings are the values opts sets, in the config's field names.
+func configSettings(opts SetupOptions) []configs.ConfigSetting {
+	var out []configs.ConfigSetting
+	if opts.CapUSD != nil {
+		out = append(out, configs.ConfigSetting{Key: "session_cap_usd", Value: *opts.CapUSD, Comment: "Deny the calls and end the turn when a session has spent this many US dollars."})
+	}
+	if opts.WarnAt != nil {
+		out = append(out, configs.ConfigSetting{Key: "warn_at", Value: *opts.WarnAt, Comment: "Warn once when this share of the cap is spent."})
+	}
+	if opts.FailureRun != nil {
+		out = append(out, configs.ConfigSetting{Key: "failure_run", Value: *opts.FailureRun, Comment: "Ask after this many failed tool calls in a row."})
+	}
+	if opts.RepeatRun != nil {
+		out = append(out, configs.ConfigSetting{Key: "repeat_run", Value: *opts.RepeatRun, Comment: "Ask after this many identical tool calls in a row."})
+	}
+	return out
+}
+
+// planConfig writes the given limits into runaway's config: a new file
+// from the commented template (the cap always in it), or only the given
+// fields of an existing one, with the same byte-preserving editor.
+func planConfig(path string, opts SetupOptions) (FileEdit, error) {
+	snap, err := configs.ReadSnapshot(path)
+	if err != nil {
+		return FileEdit{}, err
+	}
+	edit := FileEdit{Path: path, Before: snap.Data, After: snap.Data, snap: snap, own: true}
+	settings := configSettings(opts)
+	doc, err := configs.ParseDoc(Tilde(path), snap.Data, false)
+	if err != nil {
+		return edit, err
+	}
+	if doc.Blank() {
+		if opts.CapUSD == nil {
+			capUSD := float64(configs.DefaultSessionCapUSD)
+			opts.CapUSD = &capUSD
+			settings = configSettings(opts)
+		}
+		edit.After = configs.NewConfig(settings)
+		edit.createDirs = missingDirs(filepath.Dir(path))
+		return edit, nil
+	}
+	configs.SetConfig(doc, settings)
+	edit.After = doc.Pack()
+	return edit, nil
+}
+
+// planHookInsert puts runaway's entry into one harness's settings file.
+func planHookInsert(sf configs.SettingsFile, bin string, prior *InstalledFile) (FileEdit, error) {
+	name := Tilde(sf.Path)
+	doc, snap, err := sf.Read(name)
+	if err != nil {
+		return FileEdit{}, err
+	}
+	if err := snap.Writable(); err != nil {
+		return FileEdit{}, err
+	}
+	spec := sf.Spec(bin)
+	undo, err := doc.SetHook(spec)
+	if err != nil {
+		return FileEdit{}, err
+	}
+	edit := FileEdit{
+		Harness: sf.Harness, Path: sf.Path, Before: snap.Data, After: doc.Pack(),
+		Warnings: sf.Warnings(name, doc), snap: snap, command: spec.Command,
+		createdFile: !snap.Exists,
+	}
+	if !snap.Exists {
+		edit.createDirs = missingDirs(filepath.Dir(snap.Real))
+	}
+	var earlier *configs.Undo
+	if prior != nil && filepath.Clean(prior.Path) == filepath.Clean(sf.Path) {
+		// What an earlier setup created stays setup's to remove.
+		earlier = &prior.Undo
+		edit.createdFile = prior.CreatedFile || edit.createdFile
+		for _, d := range prior.CreatedDirs {
+			if !slices.Contains(edit.createDirs, d) {
+				edit.createDirs = append(edit.createDirs, d)
+			}
+		}
+	}
+	edit.undo = undo.Merge(earlier)
+	return edit, nil
+}
+
+// missingDirs lists dir and its missing parents, deepest first.
+func missingDirs(dir string) []string {
+	var out []string
+	for {
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			return out
+		}
+		out = append(out, dir)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return out
+		}
+		dir = parent
+	}
+}
+
+// Diff is every file edit as one unified diff.
+func (p *SetupPlan) Diff() string {
+	var b strings.Builder
+	for _, f := range p.Files {
+		b.WriteString(f.Diff())
+	}
+	return b.String()
+}
+
+// Apply carries the plan out: the binary first (entries never name a
+// missing program), then runaway's config, then each settings file, and
+// last the record of what was written. A file that changed since the plan
+// read it is not written.
+func (p *SetupPlan) Apply() error {
+	for _, f := range p.Files {
+		if f.Changed() {
+			if err := f.snap.Writable(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := p.Binary.apply(); err != nil {
+		return err
+	}
+	rec := p.prior
+	if rec == nil {
+		rec = &Installed{}
+	}
+	rec.Binary, rec.Config = p.paths.Bin, p.paths.Config
+	var firstErr error
+	for _, f := range p.Files {
+		if err := f.write(); err != nil {
+			firstErr = err
+			break
+		}
+		if f.Harness != "" {
+			rec.put(InstalledFile{
+				Harness: f.Harness, Path: f.Path, Command: f.command, SHA256: HashBytes(f.After),
+				CreatedFile: f.createdFile, CreatedDirs: f.createDirs, Undo: f.undo,
+			})
+		}
+	}
+	if err := rec.write(p.paths.Installed); err != nil && firstErr == nil {
+		firstErr = fmt.Errorf("recording the setup in %s: %w", Tilde(p.paths.Installed), err)
+	}
+	return firstErr
+}
+
+// write applies one edit.
+func (f FileEdit) write() error {
+	if !f.Changed() {
+		return nil
+	}
+	if f.Delete {
+		if err := configs.RemoveFile(f.snap); err != nil {
+			return fmt.Errorf("removing %s: %w", Tilde(f.Path), err)
+		}
+		for _, d := range f.createDirs {
+			os.Remove(d) // only succeeds when empty, which is the point
+		}
+		return nil
+	}
+	for _, d := range slices.Backward(f.createDirs) {
+		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("creating %s: %w", Tilde(d), err)
+		}
+	}
+	write := configs.WriteFile
+	if f.own {
+		write = configs.WriteOwnFile
+	}
+	if err := write(f.snap, f.After); err != nil {
+		return fmt.Errorf("writing %s: %w", Tilde(f.Path), err)
+	}
+	return nil
+}
+
+// Summary describes the plan in lines for a person: the agents found, the
+// ones not wired and why, and each step.
+func (p *SetupPlan) Summary() []string {
+	var out []string
+	out = append(out, "agents:")
+	for _, f := range p.Agents {
+		where := "not found"
+		if f.Found {
+			where = "found: " + Tilde(f.Where[0])
+			if f.Version != "" {
+				where += " (" + f.Version + ")"
+			}
+		}
+		out = append(out, fmt.Sprintf("  %-12s %-40s %s", f.Name, where, f.Support))
+	}
+	for _, f := range p.NotWired {
+		out = append(out, fmt.Sprintf("not wired: %s: %s", f.Name, f.Why))
+	}
+	out = append(out, "plan:")
+	switch {
+	case p.Binary.Skip:
+		out = append(out, "  keep "+Tilde(p.Binary.To)+" (already this version)")
+	case p.Binary.Upgrade:
+		out = append(out, "  upgrade "+Tilde(p.Binary.To)+" (copy of "+Tilde(p.Binary.From)+")")
+	default:
+		out = append(out, "  install "+Tilde(p.Binary.To)+" (copy of "+Tilde(p.Binary.From)+")")
+	}
+	for _, f := range p.Files {
+		out = append(out, "  "+f.describe())
+	}
+	for _, f := range p.Files {
+		for _, w := range f.Warnings {
+			out = append(out, "warning: "+w)
+		}
+	}
+	return out
+}
+
+func (f FileEdit) describe() string {
+	name := Tilde(f.Path)
+	what := "runaway's config"
+	if f.Harness != "" {
+		h, _ := HarnessByID(f.Harness)
+		what = h.Name + "'s hook entry"
+	}
+	switch {
+	case f.Delete:
+		return "delete " + name + " (setup created it)"
+	case !f.Changed():
+		return name + ": unchanged"
+	case !f.snap.Exists:
+		return "create " + name + " (" + what + ")"
+	}
+	return "edit " + name + " (" + what + ")"
+}
