@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/runaway-guard/runaway/configs"
@@ -139,10 +138,8 @@ func (p *RemovePlan) Diff() string {
 // Apply removes the entries, then updates or deletes setup's record, then
 // (with --purge) deletes the binary, the config and the state folder.
 func (p *RemovePlan) Apply() error {
-	for _, f := range p.Files {
-		if err := f.snap.Writable(); err != nil && !f.Delete {
-			return err
-		}
+	if err := preflight(p.Files); err != nil {
+		return err
 	}
 	for _, f := range p.Files {
 		if err := f.write(); err != nil {
@@ -185,9 +182,6 @@ func dropBackupIfSame(real string, now []byte) {
 		os.Remove(backup)
 	}
 }
-
-// Unwired lists the harness ids a remove plan covers.
-func (p *RemovePlan) Unwired() []string { return slices.Clone(p.harnesses) }
 
 // Summary describes the plan in lines for a person.
 func (p *RemovePlan) Summary() []string {

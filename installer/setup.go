@@ -324,12 +324,8 @@ func (p *SetupPlan) Diff() string {
 // last the record of what was written. A file that changed since the plan
 // read it is not written.
 func (p *SetupPlan) Apply() error {
-	for _, f := range p.Files {
-		if f.Changed() {
-			if err := f.snap.Writable(); err != nil {
-				return err
-			}
-		}
+	if err := preflight(p.Files); err != nil {
+		return err
 	}
 	if err := p.Binary.apply(); err != nil {
 		return err
@@ -356,6 +352,25 @@ func (p *SetupPlan) Apply() error {
 		firstErr = fmt.Errorf("recording the setup in %s: %w", Tilde(p.paths.Installed), err)
 	}
 	return firstErr
+}
+
+// preflight checks, before anything is written, that every file to change
+// can be written and is still what the plan read.
+func preflight(files []FileEdit) error {
+	for _, f := range files {
+		if !f.Changed() {
+			continue
+		}
+		if err := f.snap.Writable(); err != nil {
+			return err
+		}
+		if changed, err := f.snap.Changed(); err != nil {
+			return err
+		} else if changed {
+			return fmt.Errorf("%s changed since the plan was made; nothing was written", Tilde(f.Path))
+		}
+	}
+	return nil
 }
 
 // write applies one edit.
