@@ -2,8 +2,9 @@ package main
 
 import "os"
 
-// isTerminal reports whether f, a reader or writer, is a terminal.
-func isTerminal(f any) bool {
+// isTerminal reports whether f, a reader or writer, is a terminal. Tests
+// replace it to drive the interactive path.
+var isTerminal = func(f any) bool {
 	file, ok := f.(*os.File)
 	if !ok {
 		return false
