@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/runaway-guard/runaway/configs"
 )
@@ -23,7 +22,7 @@ type RemoveOptions struct {
 
 // RemovePlan is what remove will do; nothing is written until Apply.
 type RemovePlan struct {
-	Files []FileEdit
+	Files FileEdits
 	// PurgePaths are deleted too (with --purge), in this order.
 	PurgePaths []string
 
@@ -127,13 +126,7 @@ func planHookRemove(sf configs.SettingsFile, prior *InstalledFile) (FileEdit, er
 }
 
 // Diff is every file edit as one unified diff.
-func (p *RemovePlan) Diff() string {
-	var b strings.Builder
-	for _, f := range p.Files {
-		b.WriteString(f.Diff())
-	}
-	return b.String()
-}
+func (p *RemovePlan) Diff() string { return p.Files.Diff() }
 
 // Apply removes the entries, then updates or deletes setup's record, then
 // (with --purge) deletes the binary, the config and the state folder.
@@ -199,10 +192,5 @@ func (p *RemovePlan) Summary() []string {
 	for _, path := range p.PurgePaths {
 		out = append(out, "  delete "+Tilde(path))
 	}
-	for _, f := range p.Files {
-		for _, w := range f.Warnings {
-			out = append(out, "warning: "+w)
-		}
-	}
-	return out
+	return append(out, p.Files.warningLines()...)
 }

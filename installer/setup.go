@@ -116,7 +116,7 @@ type SetupPlan struct {
 	// wire into, with the reason in their Why.
 	NotWired []Found
 	Binary   BinaryStep
-	Files    []FileEdit // runaway's config first, then one per harness
+	Files    FileEdits // runaway's config first, then one per harness
 	// Todo is what the person must still do afterwards.
 	Todo []string
 
@@ -310,14 +310,31 @@ func missingDirs(dir string) []string {
 	}
 }
 
-// Diff is every file edit as one unified diff.
-func (p *SetupPlan) Diff() string {
+// FileEdits are a plan's file edits, in the order they are applied.
+type FileEdits []FileEdit
+
+// Diff is every edit as one unified diff ("" when nothing changes).
+func (fs FileEdits) Diff() string {
 	var b strings.Builder
-	for _, f := range p.Files {
+	for _, f := range fs {
 		b.WriteString(f.Diff())
 	}
 	return b.String()
 }
+
+// warningLines are the edits' warnings, for a plan's summary.
+func (fs FileEdits) warningLines() []string {
+	var out []string
+	for _, f := range fs {
+		for _, w := range f.Warnings {
+			out = append(out, "warning: "+w)
+		}
+	}
+	return out
+}
+
+// Diff is every file edit as one unified diff.
+func (p *SetupPlan) Diff() string { return p.Files.Diff() }
 
 // Apply carries the plan out: the binary first (entries never name a
 // missing program), then runaway's config, then each settings file, and
@@ -356,7 +373,7 @@ func (p *SetupPlan) Apply() error {
 
 // preflight checks, before anything is written, that every file to change
 // can be written and is still what the plan read.
-func preflight(files []FileEdit) error {
+func preflight(files FileEdits) error {
 	for _, f := range files {
 		if !f.Changed() {
 			continue
@@ -432,12 +449,7 @@ func (p *SetupPlan) Summary() []string {
 	for _, f := range p.Files {
 		out = append(out, "  "+f.describe())
 	}
-	for _, f := range p.Files {
-		for _, w := range f.Warnings {
-			out = append(out, "warning: "+w)
-		}
-	}
-	return out
+	return append(out, p.Files.warningLines()...)
 }
 
 func (f FileEdit) describe() string {
