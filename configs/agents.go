@@ -88,15 +88,22 @@ func (f SettingsFile) Read(name string) (*Doc, Snapshot, error) {
 
 // Warnings says what about the file's content may trouble the harness.
 func (f SettingsFile) Warnings(name string, d *Doc) []string {
+	var out []string
+	var v struct {
+		DisableAllHooks bool `json:"disableAllHooks"`
+	}
+	if f.Harness == "claude" && d.Value(&v) == nil && v.DisableAllHooks {
+		out = append(out, name+" sets disableAllHooks: Claude Code runs none of its hooks, runaway's included")
+	}
 	if !f.OnlyHooksKey {
-		return nil
+		return out
 	}
 	extra := slices.DeleteFunc(d.TopLevelKeys(), func(k string) bool { return k == "hooks" })
-	if len(extra) == 0 {
-		return nil
+	if len(extra) > 0 {
+		out = append(out, fmt.Sprintf("%s has top-level keys besides \"hooks\" (%s); runaway keeps them, but some Codex versions reject such a file: if Codex warns that it skipped it, remove them",
+			name, strings.Join(extra, ", ")))
 	}
-	return []string{fmt.Sprintf("%s has top-level keys besides \"hooks\" (%s); runaway keeps them, but some Codex versions reject such a file: if Codex warns that it skipped it, remove them",
-		name, strings.Join(extra, ", "))}
+	return out
 }
 
 // ReadSettings reads a settings file and lists runaway's entries in it;

@@ -41,7 +41,7 @@ func PlanRemove(opts RemoveOptions) (*RemovePlan, error) {
 		paths = *opts.Paths
 	}
 	if opts.Purge && len(opts.Harnesses) > 0 {
-		return nil, errors.New("--purge removes runaway entirely; it cannot be combined with --harness")
+		return nil, &OptionError{"--purge removes runaway entirely; it cannot be combined with --harness"}
 	}
 	rec, err := ReadInstalled(paths.Installed)
 	if err != nil {
@@ -57,7 +57,7 @@ func PlanRemove(opts RemoveOptions) (*RemovePlan, error) {
 	}
 	for _, id := range p.harnesses {
 		if _, ok := HarnessByID(id); !ok {
-			return nil, fmt.Errorf("unknown harness %q (known: %s)", id, knownIDs())
+			return nil, &OptionError{fmt.Sprintf("unknown harness %q (known: %s)", id, knownIDs())}
 		}
 		sf, ok := configs.SettingsFor(id)
 		if !ok {

@@ -134,6 +134,9 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 	if opts.Paths != nil {
 		paths = *opts.Paths
 	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	p := &SetupPlan{Agents: Detect(), paths: paths}
 	want, err := chooseHarnesses(p.Agents, opts.Harnesses)
 	if err != nil {
@@ -181,6 +184,26 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 	return p, nil
 }
 
+// OptionError is a limit that makes no sense; the hook would ignore it.
+type OptionError struct{ Msg string }
+
+func (e *OptionError) Error() string { return e.Msg }
+
+// Validate checks the limits with the same rules the hook's policy uses.
+func (o SetupOptions) Validate() error {
+	switch {
+	case o.CapUSD != nil && *o.CapUSD < 0:
+		return &OptionError{fmt.Sprintf("cap %v: a spend cap cannot be negative (0 turns it off)", *o.CapUSD)}
+	case o.WarnAt != nil && (*o.WarnAt <= 0 || *o.WarnAt > 1):
+		return &OptionError{fmt.Sprintf("warn-at %v: give a share of the cap above 0 and at most 1, such as 0.8", *o.WarnAt)}
+	case o.FailureRun != nil && *o.FailureRun < 2:
+		return &OptionError{fmt.Sprintf("failures %d: give 2 or more", *o.FailureRun)}
+	case o.RepeatRun != nil && *o.RepeatRun < 2:
+		return &OptionError{fmt.Sprintf("repeats %d: give 2 or more", *o.RepeatRun)}
+	}
+	return nil
+}
+
 // chooseHarnesses resolves the requested ids, or every supported harness
 // found when none were requested.
 func chooseHarnesses(agents []Found, ids []string) ([]string, error) {
@@ -195,7 +218,7 @@ func chooseHarnesses(agents []Found, ids []string) ([]string, error) {
 	}
 	for _, id := range ids {
 		if _, ok := HarnessByID(id); !ok {
-			return nil, fmt.Errorf("unknown harness %q (known: %s)", id, knownIDs())
+			return nil, &OptionError{fmt.Sprintf("unknown harness %q (known: %s)", id, knownIDs())}
 		}
 	}
 	return ids, nil

@@ -95,7 +95,10 @@ func runSetup(cmd *cobra.Command, opts installer.SetupOptions, yes, dryRun bool)
 // planError turns a planning failure into a message with the next step.
 func planError(err error, command string) error {
 	var se *configs.SyntaxError
+	var oe *installer.OptionError
 	switch {
+	case errors.As(err, &oe):
+		return usageError(err)
 	case errors.As(err, &se):
 		return failf([]string{"fix the file, then run: runaway " + command}, "%v", err)
 	case errors.Is(err, installer.NothingToWireError):

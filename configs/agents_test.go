@@ -1,0 +1,87 @@
+package configs
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSettingsPaths(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	if got := ClaudeSettings().Path; got != filepath.Join(home, ".claude", "settings.json") {
+		t.Errorf("claude default: %s", got)
+	}
+	if got := CodexHooks().Path; got != filepath.Join(home, ".codex", "hooks.json") {
+		t.Errorf("codex default: %s", got)
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", "/x/claude")
+	t.Setenv("CODEX_HOME", "/y/codex")
+	if got := ClaudeSettings().Path; got != "/x/claude/settings.json" {
+		t.Errorf("claude with CLAUDE_CONFIG_DIR: %s", got)
+	}
+	if got := CodexHooks().Path; got != "/y/codex/hooks.json" {
+		t.Errorf("codex with CODEX_HOME: %s", got)
+	}
+	if spec := CodexHooks().Spec("/b/runaway"); spec.Command != "'/b/runaway' hook codex || true" || spec.Timeout != 10 || spec.Event != "PreToolUse" {
+		t.Errorf("codex spec %+v", spec)
+	}
+	if _, ok := SettingsFor("cursor"); ok {
+		t.Error("cursor has no settings file runaway edits")
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	tests := []struct {
+		file SettingsFile
+		in   string
+		want string
+	}{
+		{ClaudeSettings(), `{"disableAllHooks": true}`, "s.json sets disableAllHooks"},
+		{ClaudeSettings(), `{"disableAllHooks": false, "description": "x"}`, ""},
+		{CodexHooks(), `{"description": "x", "hooks": {}}`, `s.json has top-level keys besides "hooks" (description)`},
+		{CodexHooks(), `{"hooks": {}}`, ""},
+	}
+	for _, tt := range tests {
+		d, err := ParseDoc("s.json", []byte(tt.in), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(tt.file.Warnings("s.json", d), "\n")
+		if tt.want == "" && got != "" || !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s %s: got %q, want %q", tt.file.Harness, tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestHookEntriesForDoctor(t *testing.T) {
+	in := `{
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo hi"},
+        {"type": "command", "command": "'/a b/runaway' hook claude", "timeout": 600}
+      ]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "runaway hook codex || true"}]}]
+  }
+}`
+	d, err := ParseDoc("s.json", []byte(in), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := d.HookEntries()
+	if err != nil || len(es) != 2 {
+		t.Fatalf("%+v %v", es, err)
+	}
+	a, b := es[0], es[1]
+	if a.Event != "PreToolUse" || a.Group != 0 || a.Handler != 1 || !a.HasMatcher || a.Matcher != "Bash" ||
+		a.Program != "/a b/runaway" || strings.Join(a.Args, " ") != "hook claude" || a.Timeout != 600 || !a.HasTimeout || a.OrTrue || a.Line != 6 || a.Type != "command" {
+		t.Errorf("first: %+v", a)
+	}
+	if b.Event != "Stop" || b.HasMatcher || b.HasTimeout || !b.OrTrue || b.Program != "runaway" {
+		t.Errorf("second: %+v", b)
+	}
+}
