@@ -329,6 +329,13 @@ func FuzzInsertRemove(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
 	}
+	// Every real settings file too, JSONC ones (Gemini CLI, OpenCode) included.
+	real, _ := filepath.Glob(filepath.Join(moduleRoot(f), "..", "shared", "fixtures", "settings", "*", "*.json*"))
+	for _, path := range real {
+		if b, err := os.ReadFile(path); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		strict := json.Valid(bytesWithoutBOM(in)) || len(strings.TrimSpace(string(bytesWithoutBOM(in)))) == 0
 		d, err := ParseDoc("f.json", in, false)
