@@ -69,7 +69,7 @@ func ParseDoc(name string, data []byte, strict bool) (*Doc, error) {
 	}
 	v, err := hujson.Parse(d.src)
 	if err != nil {
-		return nil, hujsonError(name, d.src, err)
+		return nil, hujsonError(name, err)
 	}
 	if _, ok := v.Value.(*hujson.Object); !ok {
 		line, col := lineColumn(d.src, v.StartOffset)
@@ -102,7 +102,7 @@ func strictCheck(name string, data []byte) error {
 }
 
 // hujsonError turns hujson's "hujson: line L, column C: msg" into a SyntaxError.
-func hujsonError(name string, data []byte, err error) error {
+func hujsonError(name string, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "hujson: ")
 	var line, col int
 	if n, _ := fmt.Sscanf(msg, "line %d, column %d:", &line, &col); n == 2 {

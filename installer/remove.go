@@ -128,6 +128,9 @@ func planHookRemove(sf configs.SettingsFile, prior *InstalledFile) (FileEdit, er
 // Diff is every file edit as one unified diff.
 func (p *RemovePlan) Diff() string { return p.Files.Diff() }
 
+// Empty reports whether the plan changes nothing.
+func (p *RemovePlan) Empty() bool { return len(p.Files) == 0 && len(p.PurgePaths) == 0 && p.rec == nil }
+
 // Apply removes the entries, then updates or deletes setup's record, then
 // (with --purge) deletes the binary, the config and the state folder.
 func (p *RemovePlan) Apply() error {

@@ -359,6 +359,9 @@ func (fs FileEdits) warningLines() []string {
 // Diff is every file edit as one unified diff.
 func (p *SetupPlan) Diff() string { return p.Files.Diff() }
 
+// Empty reports whether the plan changes nothing: runaway is set up as asked.
+func (p *SetupPlan) Empty() bool { return p.Binary.Skip && p.Diff() == "" }
+
 // Apply carries the plan out: the binary first (entries never name a
 // missing program), then runaway's config, then each settings file, and
 // last the record of what was written. A file that changed since the plan

@@ -32,6 +32,10 @@ Without a terminal it needs --yes.`,
 				return planError(err, "remove")
 			}
 			printLines(out, plan.Summary())
+			if plan.Empty() {
+				fmt.Fprintln(out, "nothing to remove")
+				return nil
+			}
 			if dryRun {
 				fmt.Fprint(out, plan.Diff())
 				fmt.Fprintln(out, "dry run: nothing was written")

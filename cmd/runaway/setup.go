@@ -67,6 +67,10 @@ func runSetup(cmd *cobra.Command, opts installer.SetupOptions, yes, dryRun bool)
 		return planError(err, "setup")
 	}
 	printLines(out, plan.Summary())
+	if plan.Empty() {
+		fmt.Fprintln(out, "nothing to change: runaway is set up")
+		return nil
+	}
 	if dryRun {
 		fmt.Fprint(out, plan.Diff())
 		fmt.Fprintln(out, "dry run: nothing was written")
