@@ -128,7 +128,8 @@ func planHookRemove(sf configs.SettingsFile, prior *InstalledFile) (FileEdit, er
 // Diff is every file edit as one unified diff.
 func (p *RemovePlan) Diff() string { return p.Files.Diff() }
 
-// Empty reports whether the plan changes nothing.
+// Empty reports whether the plan changes nothing: no entry to take out,
+// nothing to purge, and no record of a setup left to delete.
 func (p *RemovePlan) Empty() bool { return len(p.Files) == 0 && len(p.PurgePaths) == 0 && p.rec == nil }
 
 // Apply removes the entries, then updates or deletes setup's record, then
