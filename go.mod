@@ -3,6 +3,7 @@ module github.com/runaway-guard/runaway
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/adrg/xdg v0.5.3
 	github.com/gofrs/flock v0.13.2
 	github.com/klauspost/compress v1.20.4

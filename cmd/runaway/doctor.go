@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/runaway-guard/runaway/installer"
+)
+
+func init() { register(newDoctorCmd) }
+
+func newDoctorCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check that runaway is wired and working, end to end",
+		Long: `doctor checks the installed binary, runaway's config and state, each agent's
+settings file and runaway's entry in it, the agents' own switches that turn
+hooks (or their own guards) off, Codex's trust of the entry, your shell, and
+runs the installed hook once as each agent would (in a temporary state
+folder). It prints one line per check: ok, warn or fail, the check's name,
+and what to do. It exits 1 when a check fails.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, _ := os.Getwd()
+			checks := installer.Doctor(installer.DoctorOptions{Version: version(), Dir: dir})
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(struct {
+					Checks []installer.Check `json:"checks"`
+				}{checks}); err != nil {
+					return err
+				}
+			} else {
+				for _, c := range checks {
+					fmt.Fprintln(out, c)
+				}
+			}
+			if n := installer.Failed(checks); n > 0 {
+				return failf(nil, "%d of %d checks failed", n, len(checks))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"checks":[{"status","check","detail"}…]}`)
+	return cmd
+}

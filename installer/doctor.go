@@ -1,0 +1,513 @@
+package installer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/runaway-guard/runaway/configs"
+)
+
+// Status is a doctor check's outcome: ok, warn (something only the person
+// can still do, or that weakens the guard), fail (something is broken).
+type Status string
+
+const (
+	StatusOK   Status = "ok"
+	StatusWarn Status = "warn"
+	StatusFail Status = "fail"
+)
+
+// Check is one line of `runaway doctor`.
+type Check struct {
+	Status Status `json:"status"`
+	Check  string `json:"check"`
+	Detail string `json:"detail"`
+}
+
+func (c Check) String() string { return string(c.Status) + "  " + c.Check + "  " + c.Detail }
+
+// DoctorOptions are what the checks compare against.
+type DoctorOptions struct {
+	// Version is this runaway's version ("devel…" for dev builds).
+	Version string
+	// Executable is this runaway's binary; "" means the running one.
+	Executable string
+	// Dir is the current folder: its project settings files are read too.
+	Dir   string
+	Paths *Paths
+}
+
+// doctor carries what the checks share.
+type doctor struct {
+	opts   DoctorOptions
+	paths  Paths
+	rec    *Installed
+	agents map[string]Found
+	shell  string
+	out    []Check
+}
+
+func (d *doctor) add(s Status, check, format string, args ...any) {
+	d.out = append(d.out, Check{s, check, fmt.Sprintf(format, args...)})
+}
+
+// Doctor runs every check and returns them in order. It writes nothing but
+// its marker of the error log in the state folder; the live tests run the
+// installed hook against a temporary state folder.
+func Doctor(opts DoctorOptions) []Check {
+	d := &doctor{opts: opts, paths: DefaultPaths(), agents: map[string]Found{}, shell: agentShell()}
+	if opts.Paths != nil {
+		d.paths = *opts.Paths
+	}
+	for _, f := range Detect() {
+		d.agents[f.ID] = f
+	}
+	var err error
+	if d.rec, err = ReadInstalled(d.paths.Installed); err != nil {
+		d.add(StatusFail, "record", "%v; run: runaway setup", err)
+	}
+	d.checkBinary()
+	d.checkConfig()
+	d.checkState()
+	d.checkErrorLog()
+	d.checkShell()
+	for _, h := range Harnesses {
+		switch h.ID {
+		case "claude", "codex":
+			d.checkWired(h)
+		case "cursor":
+			d.checkCursor(h)
+		case "gemini":
+			d.checkGemini(h)
+		case "opencode":
+			d.checkOpenCode(h)
+		}
+	}
+	return d.out
+}
+
+// Failed counts the checks that failed.
+func Failed(checks []Check) int {
+	n := 0
+	for _, c := range checks {
+		if c.Status == StatusFail {
+			n++
+		}
+	}
+	return n
+}
+
+// installedBinary is the binary the entries should run.
+func (d *doctor) installedBinary() string {
+	if d.rec != nil && d.rec.Binary != "" {
+		return d.rec.Binary
+	}
+	return d.paths.Bin
+}
+
+func (d *doctor) checkBinary() {
+	bin := d.installedBinary()
+	name := Tilde(bin)
+	info, err := os.Stat(bin)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		d.add(StatusFail, "binary", "%s is missing; run: runaway setup", name)
+		return
+	case err != nil:
+		d.add(StatusFail, "binary", "%v", err)
+		return
+	case !info.Mode().IsRegular() || info.Mode()&0o111 == 0:
+		d.add(StatusFail, "binary", "%s is not an executable file; run: runaway setup", name)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "version").Output()
+	if err != nil {
+		d.add(StatusFail, "binary", "%s does not run (%v); run: runaway setup", name, err)
+		return
+	}
+	theirs := strings.TrimPrefix(strings.TrimSpace(string(out)), "runaway ")
+	ours := d.opts.Version
+	if !strings.HasPrefix(ours, "devel") && !strings.HasPrefix(theirs, "devel") {
+		if theirs == ours {
+			d.add(StatusOK, "binary", "%s runs, version %s", name, ours)
+		} else {
+			d.add(StatusWarn, "binary", "%s is version %s, this runaway is %s; run: runaway setup (installs this one)", name, theirs, ours)
+		}
+		return
+	}
+	// Dev builds carry no version: compare the programs' bytes.
+	exe := d.opts.Executable
+	if exe == "" {
+		if exe, err = runningExecutable(); err != nil {
+			d.add(StatusWarn, "binary", "%s runs (%s); %v", name, theirs, err)
+			return
+		}
+	}
+	same, err := sameContent(bin, exe)
+	switch {
+	case err != nil:
+		d.add(StatusWarn, "binary", "%s runs (%s); comparing it with this runaway: %v", name, theirs, err)
+	case same:
+		d.add(StatusOK, "binary", "%s runs, the same build as this runaway (%s)", name, theirs)
+	default:
+		d.add(StatusWarn, "binary", "%s is another build than this runaway (%s, content differs); run: runaway setup (installs this one)", name, theirs)
+	}
+}
+
+func sameContent(a, b string) (bool, error) {
+	x, err := os.ReadFile(a)
+	if err != nil {
+		return false, err
+	}
+	y, err := os.ReadFile(b)
+	if err != nil {
+		return false, err
+	}
+	return HashBytes(x) == HashBytes(y), nil
+}
+
+func (d *doctor) checkConfig() {
+	name := Tilde(d.paths.Config)
+	if _, err := os.Stat(d.paths.Config); errors.Is(err, fs.ErrNotExist) {
+		d.add(StatusOK, "config", "%s absent: the defaults apply ($%d cap per session)", name, configs.DefaultSessionCapUSD)
+		return
+	}
+	p, problems := configs.LoadPolicy(d.paths.Config, os.Getenv)
+	if len(problems) > 0 {
+		d.add(StatusFail, "config", "%v (the hook uses the defaults for it); fix %s", errors.Join(problems...), name)
+		return
+	}
+	capText := "no cap per session"
+	if p.SessionCapUSD > 0 {
+		capText = fmt.Sprintf("$%g cap per session", p.SessionCapUSD)
+	}
+	d.add(StatusOK, "config", "%s: %s, warn at %g%%, ask after %d failures or %d repeats",
+		name, capText, p.WarnAt*100, p.FailureRun, p.RepeatRun)
+}
+
+func (d *doctor) checkState() {
+	name := Tilde(d.paths.State)
+	err := os.MkdirAll(d.paths.State, 0o700)
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(d.paths.State, ".doctor-*"); err == nil {
+			f.Close()
+			err = os.Remove(f.Name())
+		}
+	}
+	if err != nil {
+		d.add(StatusFail, "state", "%s is not writable (%v): the hook cannot keep its count; fix its permissions", name, err)
+		return
+	}
+	d.add(StatusOK, "state", "%s is writable", name)
+}
+
+// errorMark is where doctor remembers how far it read the error log: the
+// time stamp of the newest line seen and how many lines carry it. Lines
+// start with their RFC 3339 time, so this survives the log's rotation.
+type errorMark struct {
+	Until string `json:"until"`
+	Count int    `json:"count"`
+}
+
+const errorLogName = "errors.log"
+
+func (d *doctor) checkErrorLog() {
+	logPath := filepath.Join(d.paths.State, errorLogName)
+	markPath := filepath.Join(d.paths.State, "doctor-mark.json")
+	var mark errorMark
+	if b, err := os.ReadFile(markPath); err == nil {
+		_ = json.Unmarshal(b, &mark)
+	}
+	var lines []string
+	for _, p := range []string{logPath + ".1", logPath} {
+		lines = append(lines, readLines(p)...)
+	}
+	var fresh []string
+	next := mark
+	seenAtMark := 0
+	for _, l := range lines {
+		ts, _, _ := strings.Cut(l, " ")
+		switch {
+		case ts < mark.Until:
+			continue
+		case ts == mark.Until:
+			seenAtMark++
+			if seenAtMark <= mark.Count {
+				continue
+			}
+		}
+		fresh = append(fresh, l)
+		if ts == next.Until {
+			next.Count++
+		} else if ts > next.Until {
+			next = errorMark{Until: ts, Count: 1}
+		}
+	}
+	if len(fresh) == 0 {
+		d.add(StatusOK, "errors", "no new errors in %s since the last doctor run", Tilde(logPath))
+		return
+	}
+	if b, err := json.Marshal(next); err == nil {
+		_ = configs.AtomicWrite(markPath, b, 0o600)
+	}
+	d.add(StatusWarn, "errors", "%d new in %s since the last doctor run (the hook answered \"no decision\" then); the last: %s",
+		len(fresh), Tilde(logPath), fresh[len(fresh)-1])
+}
+
+func readLines(path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	s := bufio.NewScanner(f)
+	s.Buffer(nil, 1<<20)
+	for s.Scan() {
+		if l := strings.TrimSpace(s.Text()); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// agentShell is the shell the agents run hook commands with: Claude Code
+// and Codex 0.169 run `$SHELL -c <command>`.
+func agentShell() string {
+	if s := os.Getenv("SHELL"); s != "" {
+		return s
+	}
+	return "/bin/sh"
+}
+
+func (d *doctor) checkShell() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, d.shell, "-c", "true")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	err := cmd.Run()
+	switch {
+	case err != nil:
+		d.add(StatusFail, "shell", "%s -c true failed (%v): the agents run hooks with it; fix $SHELL", d.shell, err)
+	case stdout.Len() > 0:
+		d.add(StatusFail, "shell", "%s -c true prints %q: the agents read the hook's answer from stdout, so this corrupts it; move that output in your shell's startup files behind an interactive check (bash: [[ $- == *i* ]] || return; zsh: ~/.zshenv runs for every shell)",
+			d.shell, firstLine(stdout.String()))
+	default:
+		d.add(StatusOK, "shell", "%s -c prints nothing before a hook's answer", d.shell)
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if len(l) > 80 {
+		l = l[:80] + "…"
+	}
+	return l
+}
+
+// checkWired checks a harness runaway writes an entry for.
+func (d *doctor) checkWired(h Harness) {
+	sf, _ := configs.SettingsFor(h.ID)
+	prior := d.rec.File(h.ID)
+	name := Tilde(sf.Path)
+	if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(sf.Path) {
+		d.add(StatusWarn, h.ID+"-settings", "setup wrote %s, but %s now reads %s; run: runaway setup --harness %s", Tilde(prior.Path), h.Name, name, h.ID)
+	}
+	entries, doc, err := configs.ReadSettings(sf, name)
+	if err != nil {
+		d.add(StatusFail, h.ID+"-settings", "%v; %s may ignore the file: fix it, then run: runaway doctor", err, h.Name)
+		return
+	}
+	if len(entries) == 0 && prior == nil {
+		if d.agents[h.ID].Found {
+			d.add(StatusOK, h.ID, "found, not wired; run: runaway setup --harness %s", h.ID)
+		} else {
+			d.add(StatusOK, h.ID, "not installed")
+		}
+		return
+	}
+	d.add(StatusOK, h.ID+"-settings", "%s parses", name)
+	if prior != nil {
+		if b, err := os.ReadFile(sf.Path); err == nil && HashBytes(b) != prior.SHA256 {
+			d.add(StatusWarn, h.ID+"-changed", "%s changed since setup wrote it (you or another tool edited it); runaway's entry is checked on its own line", name)
+		} else if err == nil {
+			d.add(StatusOK, h.ID+"-changed", "%s is as setup wrote it", name)
+		}
+	}
+	entry, ok := d.checkEntry(h, name, entries)
+	switch h.ID {
+	case "claude":
+		d.checkClaudeSwitch(doc)
+	case "codex":
+		d.checkCodexConfig(sf.Path, entry, len(entries) == 1)
+	}
+	if ok {
+		d.liveTest(h, entry)
+	}
+}
+
+// checkEntry checks there is exactly one entry and that it is well formed.
+func (d *doctor) checkEntry(h Harness, name string, entries []configs.Entry) (configs.Entry, bool) {
+	check := h.ID + "-entry"
+	fix := "run: runaway setup --harness " + h.ID
+	switch len(entries) {
+	case 0:
+		d.add(StatusFail, check, "no runaway entry in %s: %s is not guarded; %s", name, h.Name, fix)
+		return configs.Entry{}, false
+	case 1:
+	default:
+		var at []string
+		for _, e := range entries {
+			at = append(at, fmt.Sprint(e.Line))
+		}
+		d.add(StatusFail, check, "%d runaway entries in %s (lines %s): each runs on every call; %s (keeps one)", len(entries), name, strings.Join(at, ", "), fix)
+		return entries[0], false
+	}
+	e := entries[0]
+	bin := d.installedBinary()
+	var problems []string
+	if e.Event != "PreToolUse" {
+		problems = append(problems, fmt.Sprintf("it is under %s, not PreToolUse", e.Event))
+	}
+	if e.Type != "command" {
+		problems = append(problems, fmt.Sprintf("its type is %q, not \"command\"", e.Type))
+	}
+	if filepath.Clean(e.Program) != filepath.Clean(bin) {
+		problems = append(problems, fmt.Sprintf("it runs %s, not the installed %s", e.Program, Tilde(bin)))
+	}
+	if !e.OrTrue {
+		problems = append(problems, "it does not end in `|| true`, so a crashed runaway could block the agent")
+	}
+	if !e.HasTimeout {
+		problems = append(problems, fmt.Sprintf("it has no timeout, so a stuck hook holds the agent for %s's default", h.Name))
+	}
+	if len(problems) > 0 {
+		d.add(StatusFail, check, "%s:%d: %s; %s", name, e.Line, strings.Join(problems, "; "), fix)
+		return e, false
+	}
+	d.add(StatusOK, check, "%s:%d runs %s hook %s, ends in || true, timeout %gs", name, e.Line, Tilde(bin), h.ID, e.Timeout)
+	return e, true
+}
+
+// checkClaudeSwitch looks for disableAllHooks in the user settings and in
+// the current folder's project settings.
+func (d *doctor) checkClaudeSwitch(user *configs.Doc) {
+	files := []string{configs.ClaudeSettings().Path}
+	if d.opts.Dir != "" {
+		files = append(files,
+			filepath.Join(d.opts.Dir, ".claude", "settings.json"),
+			filepath.Join(d.opts.Dir, ".claude", "settings.local.json"))
+	}
+	var on []string
+	for i, path := range files {
+		doc := user
+		if i > 0 {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				continue
+			}
+			if doc, err = configs.ParseDoc(Tilde(path), b, false); err != nil {
+				d.add(StatusWarn, "claude-hooks-off", "%v", err)
+				continue
+			}
+		}
+		var s struct {
+			DisableAllHooks bool `json:"disableAllHooks"`
+		}
+		if doc != nil && doc.Value(&s) == nil && s.DisableAllHooks {
+			on = append(on, Tilde(path))
+		}
+	}
+	if len(on) > 0 {
+		d.add(StatusFail, "claude-hooks-off", "disableAllHooks is true in %s: Claude Code runs no hooks, runaway included; remove it", strings.Join(on, ", "))
+		return
+	}
+	d.add(StatusOK, "claude-hooks-off", "disableAllHooks is not set")
+}
+
+// sampleInput is a PreToolUse call as each agent sends it, for the live
+// test: it reads no transcript and leaves a session only in a temp folder.
+func sampleInput(harness, transcript string) string {
+	t, _ := json.Marshal(transcript)
+	if harness == "codex" {
+		return `{"session_id":"doctor-live-test","turn_id":"doctor-turn","transcript_path":` + string(t) +
+			`,"cwd":"/","hook_event_name":"PreToolUse","model":"gpt-5.1-codex","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"true"},"tool_use_id":"call_doctor"}`
+	}
+	return `{"session_id":"doctor-live-test","prompt_id":"doctor-prompt","transcript_path":` + string(t) +
+		`,"cwd":"/","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"true","description":"doctor's live test"},"tool_use_id":"toolu_doctor"}`
+}
+
+// liveTest runs the entry's command as the agent would: through the
+// shell, with a sample call on stdin, in a throwaway state folder.
+func (d *doctor) liveTest(h Harness, e configs.Entry) {
+	check := h.ID + "-live"
+	tmp, err := os.MkdirTemp("", "runaway-doctor-")
+	if err != nil {
+		d.add(StatusFail, check, "%v", err)
+		return
+	}
+	defer os.RemoveAll(tmp)
+	transcript := filepath.Join(tmp, "transcript.jsonl")
+	if err := os.WriteFile(transcript, nil, 0o600); err != nil {
+		d.add(StatusFail, check, "%v", err)
+		return
+	}
+	limit := time.Duration(e.Timeout * float64(time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, d.shell, "-c", e.Command)
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))
+	cmd.Stdin = strings.NewReader(sampleInput(h.ID, transcript))
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	// A hook killed at the timeout may leave children holding stdout.
+	cmd.WaitDelay = 200 * time.Millisecond
+	start := time.Now()
+	err = cmd.Run()
+	took := time.Since(start).Round(time.Millisecond)
+	if ctx.Err() != nil {
+		d.add(StatusFail, check, "no answer within %s's timeout of %s", h.Name, limit)
+		return
+	}
+	if err != nil {
+		d.add(StatusFail, check, "%s -c '<entry>' failed: %v", d.shell, err)
+		return
+	}
+	answer := bytes.TrimSpace(stdout.Bytes())
+	if len(answer) > 0 && !json.Valid(answer) {
+		d.add(StatusFail, check, "the answer is not JSON (%q): %s would ignore or reject it", firstLine(string(answer)), h.Name)
+		return
+	}
+	if logged := readLines(filepath.Join(tmp, "state", "runaway", errorLogName)); len(logged) > 0 {
+		d.add(StatusFail, check, "the hook answered but logged an error: %s", logged[len(logged)-1])
+		return
+	}
+	what := "no decision"
+	if len(answer) > 0 {
+		what = string(answer)
+	}
+	d.add(StatusOK, check, "a sample call through %s answered in %s (%s), timeout %s", d.shell, took, what, limit)
+}
+
+func (d *doctor) checkCursor(h Harness) {
+	if !d.agents[h.ID].Found {
+		d.add(StatusOK, h.ID, "not installed")
+		return
+	}
+	d.add(StatusOK, h.ID, "found; %s", h.Why)
+}

@@ -1,0 +1,273 @@
+package installer
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/runaway-guard/runaway/configs"
+)
+
+const codexTrustStep = "start codex, type /hooks, and trust runaway's entry"
+
+// checkCodexConfig reads $CODEX_HOME/config.toml: hooks switched off, and
+// whether the person trusted runaway's entry. Read-only: runaway never
+// writes the trust itself.
+func (d *doctor) checkCodexConfig(hooksPath string, e configs.Entry, haveEntry bool) {
+	path := filepath.Join(configs.CodexDir(), "config.toml")
+	name := Tilde(path)
+	cfg := map[string]any{}
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		d.add(StatusFail, "codex-config", "%v", err)
+		return
+	default:
+		if err := toml.Unmarshal(b, &cfg); err != nil {
+			d.add(StatusFail, "codex-config", "%s does not parse (%v): Codex will not start; fix it", name, err)
+			return
+		}
+	}
+	features, _ := cfg["features"].(map[string]any)
+	var off []string
+	for _, k := range []string{"hooks", "codex_hooks"} {
+		if v, ok := features[k].(bool); ok && !v {
+			off = append(off, k+" = false")
+		}
+	}
+	if len(off) > 0 {
+		d.add(StatusFail, "codex-hooks-off", "[features] %s in %s: Codex runs no hooks, runaway included; remove it", strings.Join(off, ", "), name)
+	} else {
+		d.add(StatusOK, "codex-hooks-off", "hooks are on (no [features] hooks = false)")
+	}
+	if !haveEntry {
+		return
+	}
+	abs, err := filepath.Abs(hooksPath)
+	if err != nil {
+		d.add(StatusFail, "codex-trust", "%v", err)
+		return
+	}
+	key, want := CodexTrust(abs, e)
+	hooks, _ := cfg["hooks"].(map[string]any)
+	states, _ := hooks["state"].(map[string]any)
+	state, found := states[key].(map[string]any)
+	have, _ := state["trusted_hash"].(string)
+	switch {
+	case !found || have == "":
+		d.add(StatusWarn, "codex-trust", "runaway's entry is not trusted yet, and Codex skips it silently until it is: %s", codexTrustStep)
+	case state["enabled"] == false:
+		d.add(StatusFail, "codex-trust", "runaway's entry is switched off in Codex's /hooks: start codex, type /hooks, and switch it on")
+	case have != want:
+		d.add(StatusWarn, "codex-trust", "runaway's entry changed since it was trusted (trusted %s, now %s), and Codex skips it until it is trusted again: %s", shortHash(have), shortHash(want), codexTrustStep)
+	default:
+		d.add(StatusOK, "codex-trust", "runaway's entry is trusted (%s)", key)
+	}
+}
+
+func shortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
+}
+
+// codexHandlerIdentity is a command handler as Codex normalizes it before
+// hashing: timeout always present, commandWindows dropped. Field order is
+// the sorted key order Codex hashes.
+type codexHandlerIdentity struct {
+	Async         bool   `json:"async"`
+	Command       string `json:"command"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	Timeout       int64  `json:"timeout"`
+	Type          string `json:"type"`
+}
+
+type codexHookIdentity struct {
+	EventName string                 `json:"event_name"`
+	Hooks     []codexHandlerIdentity `json:"hooks"`
+	Matcher   *string                `json:"matcher,omitempty"`
+}
+
+// codexDefaultTimeout is what Codex fills in for a handler without one.
+const codexDefaultTimeout = 600
+
+// CodexTrust is the key under [hooks.state] in Codex's config.toml and the
+// trusted_hash Codex stores there for the entry e of the hooks.json at
+// absPath (reference/codex.md §1 "Trust"; codex-observed.md §3).
+func CodexTrust(absPath string, e configs.Entry) (key, hash string) {
+	label := snakeCase(e.Event)
+	key = fmt.Sprintf("%s:%s:%d:%d", absPath, label, e.Group, e.Handler)
+	timeout := int64(codexDefaultTimeout)
+	if e.HasTimeout {
+		timeout = int64(e.Timeout)
+	}
+	id := codexHookIdentity{
+		EventName: label,
+		Hooks:     []codexHandlerIdentity{{Command: e.Command, Timeout: timeout, Type: "command"}},
+	}
+	if e.HasMatcher {
+		m := e.Matcher
+		id.Matcher = &m
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	// serde_json writes <, > and & as they are.
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(id)
+	sum := sha256.Sum256(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	return key, "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// snakeCase turns an event name into Codex's key label: PreToolUse →
+// pre_tool_use.
+func snakeCase(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// readJSONC reads a JSON-with-comments file into a map; a missing file is
+// (nil, nil).
+func readJSONC(path string) (map[string]any, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	doc, err := configs.ParseDoc(Tilde(path), b, false)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := doc.Value(&m); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", Tilde(path), err)
+	}
+	return m, nil
+}
+
+// GeminiSettings is Gemini CLI's user settings file.
+func GeminiSettings() string {
+	home := os.Getenv("GEMINI_CLI_HOME")
+	if home == "" {
+		home = homeDir()
+	}
+	return filepath.Join(home, ".gemini", "settings.json")
+}
+
+// checkGemini warns when Gemini CLI's own loop detection is switched off:
+// runaway does not wire into Gemini CLI, so that is its only guard.
+func (d *doctor) checkGemini(h Harness) {
+	check := "gemini-loop-detection"
+	path := GeminiSettings()
+	m, err := readJSONC(path)
+	if err != nil {
+		d.add(StatusWarn, check, "%v", err)
+		return
+	}
+	if !d.agents[h.ID].Found && m == nil {
+		d.add(StatusOK, h.ID, "not installed")
+		return
+	}
+	model, _ := m["model"].(map[string]any)
+	for _, v := range []struct {
+		key string
+		val any
+	}{{"model.disableLoopDetection", model["disableLoopDetection"]}, {"disableLoopDetection", m["disableLoopDetection"]}} {
+		if v.val == true {
+			d.add(StatusWarn, check, "%s is true in %s: Gemini CLI's own loop detection is off, and runaway does not guard Gemini CLI; set it to false", v.key, Tilde(path))
+			return
+		}
+	}
+	d.add(StatusOK, check, "Gemini CLI's own loop detection is on (runaway does not wire into Gemini CLI)")
+}
+
+// OpenCodeConfigs are OpenCode's global config files and those of dir.
+func OpenCodeConfigs(dir string) []string {
+	base := os.Getenv("XDG_CONFIG_HOME")
+	if base == "" {
+		base = filepath.Join(homeDir(), ".config")
+	}
+	var out []string
+	for _, d := range []string{filepath.Join(base, "opencode"), dir} {
+		if d == "" {
+			continue
+		}
+		out = append(out, filepath.Join(d, "opencode.json"), filepath.Join(d, "opencode.jsonc"))
+	}
+	if p := os.Getenv("OPENCODE_CONFIG"); p != "" {
+		out = append(out, p)
+	}
+	return out
+}
+
+// checkOpenCode warns when OpenCode's doom_loop permission, its own guard
+// against repeated calls, is set to allow (globally or for an agent).
+func (d *doctor) checkOpenCode(h Harness) {
+	check := "opencode-doom-loop"
+	var allowed []string
+	seen := false
+	for _, path := range OpenCodeConfigs(d.opts.Dir) {
+		m, err := readJSONC(path)
+		if err != nil {
+			d.add(StatusWarn, check, "%v", err)
+			return
+		}
+		if m == nil {
+			continue
+		}
+		seen = true
+		if doomLoop(m) == "allow" {
+			allowed = append(allowed, Tilde(path)+": permission.doom_loop")
+		}
+		agents, _ := m["agent"].(map[string]any)
+		names := make([]string, 0, len(agents))
+		for n := range agents {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if a, ok := agents[n].(map[string]any); ok && doomLoop(a) == "allow" {
+				allowed = append(allowed, Tilde(path)+": agent."+n+".permission.doom_loop")
+			}
+		}
+	}
+	if !d.agents[h.ID].Found && !seen {
+		d.add(StatusOK, h.ID, "not installed")
+		return
+	}
+	if len(allowed) > 0 {
+		d.add(StatusWarn, check, "doom_loop is \"allow\" (%s): OpenCode no longer asks after 3 identical calls, and runaway cannot guard OpenCode; set it to \"ask\"", strings.Join(allowed, ", "))
+		return
+	}
+	d.add(StatusOK, check, "OpenCode asks after 3 identical calls (doom_loop is not \"allow\"; runaway does not wire into OpenCode)")
+}
+
+func doomLoop(m map[string]any) string {
+	p, _ := m["permission"].(map[string]any)
+	s, _ := p["doom_loop"].(string)
+	return s
+}
