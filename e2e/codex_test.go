@@ -39,21 +39,36 @@ type codexRun struct {
 // point at srv (writeCodexConfig).
 func (s *sandbox) runCodex(srv *openaiServer, prompt string, env map[string]string) codexRun {
 	s.t.Helper()
+	return s.codexExec(env, "", prompt)
+}
+
+// resumeCodex goes on with a recorded session: `codex exec resume <id>`.
+func (s *sandbox) resumeCodex(session, prompt string, env map[string]string) codexRun {
+	s.t.Helper()
+	return s.codexExec(env, session, prompt)
+}
+
+func (s *sandbox) codexExec(env map[string]string, resume, prompt string) codexRun {
+	s.t.Helper()
 	codexAgent.require(s.t)
 	before := s.rollouts()
 	e := map[string]string{"FAKE_KEY": "dummy"}
 	for k, v := range env {
 		e[k] = v
 	}
-	r := codexRun{procResult: s.exec(e, "", codexAgent.path, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", prompt)}
+	args := []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust"}
+	if resume != "" {
+		args = append(args, "resume", resume)
+	}
+	r := codexRun{procResult: s.exec(e, "", codexAgent.path, append(args, prompt)...)}
 	var fresh []string
 	for p := range s.rollouts() {
-		if !before[p] {
+		if !before[p] || (resume != "" && strings.Contains(filepath.Base(p), resume)) {
 			fresh = append(fresh, p)
 		}
 	}
 	if len(fresh) != 1 {
-		s.t.Fatalf("codex exec (exit %d) wrote %d new rollouts, want 1: %v\nstderr:\n%s", r.Code, len(fresh), fresh, r.Stderr)
+		s.t.Fatalf("codex exec (exit %d) wrote %d rollouts for the run, want 1: %v\nstderr:\n%s", r.Code, len(fresh), fresh, r.Stderr)
 	}
 	r.Rollout = fresh[0]
 	for _, l := range nonEmptyLines(s.readFile(r.Rollout)) {

@@ -22,7 +22,6 @@ func TestSpendWireWarnsThenStopsAtCap(t *testing.T) {
 		claudeAgent.require(t)
 		t.Parallel()
 		s := newSandbox(t)
-		s.writeFile(filepath.Join(s.configDir, "config.json"), "{\n  // the e2e cap\n  \"session_cap_usd\": 1,\n  \"repeat_run\": 100,\n}\n")
 		// claude-sonnet-4-6 at $3/M input: $0.30 a response, so the hook
 		// sees $0.90 (warn) at call 3 and $1.20 (stop) at call 4.
 		var turns []claudeTurn
@@ -31,6 +30,8 @@ func TestSpendWireWarnsThenStopsAtCap(t *testing.T) {
 		}
 		srv := newAnthropicServer(t, claudeScript{Main: turns})
 		s.installRunaway()
+		// After setup, which writes its own limits into the config.
+		s.writeFile(filepath.Join(s.configDir, "config.json"), "{\n  // the e2e cap\n  \"session_cap_usd\": 1,\n  \"repeat_run\": 100,\n}\n")
 		r := s.runClaude(srv, "spend", claudeOpts{Model: "claude-sonnet-4-6"})
 		if r.Result.TerminalReason != "hook_stopped" {
 			t.Errorf("terminal_reason %q, want hook_stopped", r.Result.TerminalReason)
