@@ -78,8 +78,9 @@ func checkClaudeSpend(t *testing.T, s *sandbox, r claudeRun, model string) {
 // (shared/reference/codex.md §5): input, cached input, output.
 var gpt55 = struct{ input, cached, output float64 }{5, 0.50, 30}
 
-// runaway's spend for a finished Codex session equals the usage the fake
-// server reported, priced at the published rate, to within 0.5%.
+// runaway's spend for a finished Codex session, one compaction included,
+// equals the usage the fake server reported, priced at the published rate,
+// to within 0.5%.
 func TestSpendMatchesCodexReportedUsage(t *testing.T) {
 	requireCommand(t, "hook")
 	requireCommand(t, "status")
@@ -90,15 +91,27 @@ func TestSpendMatchesCodexReportedUsage(t *testing.T) {
 		Turns: []codexTurn{
 			{Cmd: "echo one", Usage: codexUsage{Input: 12_000, Output: 700, Reasoning: 300}},
 			{Cmd: "echo two", Usage: codexUsage{Input: 14_000, Cached: 11_000, Output: 500, Reasoning: 100}},
-			{Cmd: "echo three", Usage: codexUsage{Input: 150_000, Cached: 120_000, Output: 4_000, Reasoning: 2_500}},
+			// Close to the context window: Codex compacts after this one,
+			// and the compaction request's usage is spend too.
+			{Cmd: "echo three", Usage: codexUsage{Input: 250_000, Cached: 200_000, Output: 4_000, Reasoning: 2_500}},
+			{Cmd: "echo four", Usage: codexUsage{Input: 9_000, Cached: 2_000, Output: 300}},
 		},
-		End: codexUsage{Input: 151_000, Cached: 150_000, Output: 200},
+		End: codexUsage{Input: 10_000, Cached: 9_000, Output: 200},
 	})
 	s.writeCodexConfig(srv)
 	s.installRunaway()
 	r := s.runCodex(srv, "mixed usage", nil)
 	if r.Code != 0 {
 		t.Fatalf("codex exit %d\n%s", r.Code, r.Stderr)
+	}
+	compactions := 0
+	for _, l := range srv.log() {
+		if l.Kind == "compaction" {
+			compactions++
+		}
+	}
+	if compactions != 1 {
+		t.Errorf("Codex compacted %d times, want once: %+v", compactions, srv.log())
 	}
 	u := srv.reported()
 	want := (float64(u.Input-u.Cached)*gpt55.input + float64(u.Cached)*gpt55.cached + float64(u.Output)*gpt55.output) / 1e6

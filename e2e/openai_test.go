@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,12 +35,19 @@ type codexTurn struct {
 }
 
 // codexScript scripts the fake model for Codex. The answer is chosen by how
-// many tool outputs the request's input carries; after the scripted turns
-// the model ends with a plain message.
+// many tool outputs the session has had (the request's, plus those before
+// a compaction); after the scripted turns the model ends with a plain
+// message.
 type codexScript struct {
 	Turns []codexTurn
-	End   codexUsage
+	// Resumed are the turns once a prompt holding resumeMarker arrives
+	// (`codex exec resume … "<marker> …"`), counted from that prompt on.
+	Resumed []codexTurn
+	End     codexUsage
 }
+
+// resumeMarker in a prompt starts the script's Resumed turns.
+const resumeMarker = "E2E-RESUME"
 
 // compactionUsage is what a compaction request reports: small, so a
 // compaction never leads to another one.
@@ -50,9 +58,11 @@ type openaiServer struct {
 	*fakeServer
 	script codexScript
 
-	mu       sync.Mutex
-	requests []openaiRequestLog
-	perSess  map[string]int
+	mu        sync.Mutex
+	requests  []openaiRequestLog
+	perSess   map[string]int // requests per session
+	compacted map[string]int // tool outputs before the session's last compaction
+	resumedAt map[string]int // the session's step when the resume prompt came
 }
 
 // openaiRequestLog is what the tests can see of each request.
@@ -60,13 +70,13 @@ type openaiRequestLog struct {
 	Session     string
 	Kind        string // "turn" or "compaction"
 	Model       string
-	ToolOutputs int
+	ToolOutputs int    // in the request (they count from 0 again after a compaction)
 	Answer      string // the command run, or "text"
 	Usage       codexUsage
 }
 
 func newOpenAIServer(t *testing.T, script codexScript) *openaiServer {
-	s := &openaiServer{script: script, perSess: map[string]int{}}
+	s := &openaiServer{script: script, perSess: map[string]int{}, compacted: map[string]int{}, resumedAt: map[string]int{}}
 	s.fakeServer = startFakeServer(t, http.HandlerFunc(s.serve))
 	return s
 }
@@ -114,15 +124,25 @@ func (s *openaiServer) serve(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	s.perSess[session]++
-	// A compaction restarts the history, and so the count of tool outputs:
-	// past this many requests a session only gets final messages.
-	overrun := s.perSess[session] > 2*len(s.script.Turns)+10
+	// A compaction replaces the history with a summary, so the tool outputs
+	// in later requests count from 0 again: the outputs the compacted
+	// history held are added back. Past a bound on requests a session only
+	// gets final messages, whatever the agent does.
+	overrun := s.perSess[session] > 2*(len(s.script.Turns)+len(s.script.Resumed))+10
+	step, turns := s.compacted[session]+outputs, s.script.Turns
+	if bytes.Contains(body, []byte(resumeMarker)) {
+		if _, ok := s.resumedAt[session]; !ok {
+			s.resumedAt[session] = step
+		}
+		step, turns = step-s.resumedAt[session], s.script.Resumed
+	}
 	turn := codexTurn{Text: "Done.", Usage: s.script.End}
 	switch {
 	case kind == "compaction":
+		s.compacted[session] = s.compacted[session] + outputs
 		turn = codexTurn{Text: "Summary: the commands were run.", Usage: compactionUsage}
-	case !overrun && outputs < len(s.script.Turns):
-		turn = s.script.Turns[outputs]
+	case !overrun && step < len(turns):
+		turn = turns[step]
 	}
 	answer := turn.Cmd
 	if answer == "" {
