@@ -28,6 +28,7 @@ const DeadlineEnv = "RUNAWAY_HOOK_DEADLINE"
 type Hook struct {
 	StateDir   string                 // runaway's state folder
 	ConfigPath string                 // runaway's config file
+	BinPath    string                 // runaway's installed program (the tamper wire guards it)
 	Getenv     func(string) string    // the environment (overrides)
 	Now        func() time.Time       // the clock
 	Stderr     io.Writer              // where errors go when the error log cannot be written
@@ -177,6 +178,7 @@ func (h *Hook) runWires(c *call) Answer {
 		}
 	}
 	add(loopWire(s, c.Call, c.policy.RepeatRun))
+	add(h.tamperWire(c.in))
 	if h.extraWire != nil {
 		add(h.extraWire(s))
 	}

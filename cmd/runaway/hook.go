@@ -44,6 +44,7 @@ func runHook(args []string) {
 	h := &guard.Hook{
 		StateDir:   stateDir(),
 		ConfigPath: configs.PolicyPath(),
+		BinPath:    filepath.Join(xdg.BinHome, "runaway"),
 		Stderr:     os.Stderr,
 	}
 	h.Run(os.Stdin, os.Stdout, hint)

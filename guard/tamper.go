@@ -1,0 +1,440 @@
+package guard
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The tamper wire: the agent must not switch its own guard off. It denies a
+// tool call that would write or delete runaway's config, state or program,
+// change runaway's entry in an agent's settings file (or switch the agent's
+// hooks off), or run `runaway allow`, `remove` or `setup`. See tamperCheck
+// for what is matched; reading those files stays allowed.
+
+// tamperHint ends every tamper reason: what the model should do instead.
+const tamperHint = "If a limit is in the way, stop and tell the person: they can change runaway's settings with `runaway allow`, `runaway setup` or `runaway remove` in their own terminal."
+
+// tamperWire checks one call; it reads files only when the call writes a
+// settings file runaway manages.
+func (h *Hook) tamperWire(in *Input) Verdict {
+	t := &tamperCheck{
+		getenv:    h.getenv,
+		configDir: filepath.Dir(h.ConfigPath),
+		stateDir:  h.StateDir,
+		binPath:   h.BinPath,
+		cwd:       in.Cwd,
+	}
+	f := t.call(in.ToolName, in.ToolInput)
+	if f == nil {
+		return Verdict{}
+	}
+	return Verdict{Kind: Deny, Wire: "tamper", Reason: f.reason()}
+}
+
+// finding is what the tamper wire matched: an action on a path, or a
+// command.
+type finding struct {
+	action string // "change runaway's own config", "run `runaway allow`", …
+	path   string // the path it matched, if any
+	why    string // why this switches the guard off, when not obvious
+}
+
+func (f *finding) reason() string {
+	s := "runaway: this call would " + f.action
+	if f.path != "" {
+		s += " (" + f.path + ")"
+	}
+	if f.why != "" {
+		s += ", " + f.why
+	}
+	return s + "; the agent may not switch its guard off. " + tamperHint
+}
+
+// fileKind is what a protected path is to runaway.
+type fileKind uint8
+
+const (
+	notProtected   fileKind = iota
+	ownConfig               // $XDG_CONFIG_HOME/runaway and anything in it
+	ownState                // $XDG_STATE_HOME/runaway and anything in it
+	ownBinary               // $XDG_BIN_HOME/runaway, the running program
+	claudeSettings          // $CLAUDE_CONFIG_DIR/settings.json, any .claude/settings{,.local}.json
+	codexHooks              // $CODEX_HOME/hooks.json
+	codexConfig             // $CODEX_HOME/config.toml
+)
+
+func (k fileKind) owned() bool { return k == ownConfig || k == ownState || k == ownBinary }
+
+// protectedPath is one path the wire guards, lexically and as resolved.
+type protectedPath struct {
+	path, real string
+	kind       fileKind
+	dir        bool // a folder: everything under it is protected too
+	project    bool // the call's project's own settings
+	exists     bool // (project settings) the file is there
+}
+
+// tamperCheck holds what one call is checked against; the protected paths
+// are worked out only when a call names a path it writes.
+type tamperCheck struct {
+	getenv    func(string) string
+	configDir string
+	stateDir  string
+	binPath   string
+	cwd       string
+
+	home      string
+	resolved  bool
+	protected []protectedPath
+	reals     map[string]string // realPath's answers
+	checked   int               // path arguments checked so far
+	needles   []string          // path fragments that name protected files in code
+}
+
+func (t *tamperCheck) homeDir() string {
+	if t.home == "" && t.getenv != nil {
+		t.home = filepath.Clean(t.getenv("HOME"))
+		if !filepath.IsAbs(t.home) {
+			t.home = ""
+		}
+	}
+	return t.home
+}
+
+// envDir is $name, or its default under HOME.
+func (t *tamperCheck) envDir(name string) string {
+	if v := t.getenv(name); filepath.IsAbs(v) {
+		return filepath.Clean(v)
+	}
+	if h := t.homeDir(); h != "" {
+		return filepath.Join(h, envDefaults[name])
+	}
+	return ""
+}
+
+func (t *tamperCheck) claudeDir() string { return t.envDir("CLAUDE_CONFIG_DIR") }
+func (t *tamperCheck) codexHome() string { return t.envDir("CODEX_HOME") }
+
+// resolve works out the protected paths, once per call.
+func (t *tamperCheck) resolve() {
+	if t.resolved {
+		return
+	}
+	t.resolved = true
+	add := func(p string, kind fileKind, dir bool) {
+		if !filepath.IsAbs(p) {
+			return
+		}
+		p = filepath.Clean(p)
+		t.protected = append(t.protected, protectedPath{path: p, real: t.realPath(p), kind: kind, dir: dir})
+	}
+	add(t.configDir, ownConfig, true)
+	add(t.stateDir, ownState, true)
+	add(t.binPath, ownBinary, false)
+	if exe, err := os.Executable(); err == nil {
+		add(exe, ownBinary, false)
+	}
+	if d := t.claudeDir(); d != "" {
+		add(filepath.Join(d, "settings.json"), claudeSettings, false)
+	}
+	if d := t.codexHome(); d != "" {
+		add(filepath.Join(d, "hooks.json"), codexHooks, false)
+		add(filepath.Join(d, "config.toml"), codexConfig, false)
+	}
+	// The project's own settings count when it has them (rm -rf .claude).
+	if d := abs(t.cwd, "/"); d != "" {
+		for _, name := range []string{"settings.json", "settings.local.json"} {
+			q := filepath.Join(d, ".claude", name)
+			_, err := os.Lstat(q)
+			t.protected = append(t.protected, protectedPath{path: q, real: t.realPath(q), kind: claudeSettings, project: true, exists: err == nil})
+		}
+	}
+	home := t.homeDir()
+	seen := map[string]bool{}
+	for _, p := range t.protected {
+		for _, s := range []string{p.path, p.real} {
+			if home != "" && strings.HasPrefix(s, home+"/") {
+				s = s[len(home)+1:]
+			}
+			if !seen[s] {
+				seen[s] = true
+				t.needles = append(t.needles, s)
+			}
+		}
+	}
+	t.needles = append(t.needles, ".claude/settings.json", ".claude/settings.local.json")
+}
+
+// realPath resolves the symlinks of p as far as it exists: its folder's
+// (remembered for the call, so a command naming many files in one folder
+// costs one lstat each) and its own.
+func (t *tamperCheck) realPath(p string) string {
+	if r, ok := t.reals[p]; ok {
+		return r
+	}
+	if t.reals == nil {
+		t.reals = map[string]string{}
+	}
+	r := p
+	if dir := filepath.Dir(p); dir != p {
+		r = filepath.Join(t.realPath(dir), filepath.Base(p))
+		if fi, err := os.Lstat(r); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if e, err := filepath.EvalSymlinks(r); err == nil {
+				r = e
+			} else if l, err := os.Readlink(r); err == nil {
+				r = abs(l, filepath.Dir(r)) // dangling: where it points
+			}
+		}
+	}
+	t.reals[p] = r
+	return r
+}
+
+// under reports whether p is dir or inside it.
+func under(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/") || dir == "/"
+}
+
+// abs makes p absolute against dir and cleans it ("" when it cannot).
+func abs(p, dir string) string {
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		if !filepath.IsAbs(dir) {
+			return ""
+		}
+		p = filepath.Join(dir, p)
+	}
+	return filepath.Clean(p)
+}
+
+// classify tells what p (absolute, clean) is to runaway: the kind of the
+// protected path it is or lies in.
+func (t *tamperCheck) classify(p string) fileKind {
+	if p == "" {
+		return notProtected
+	}
+	t.resolve()
+	if k := t.match(p); k != notProtected {
+		return k
+	}
+	if real := t.realPath(p); real != p {
+		return t.match(real)
+	}
+	return notProtected
+}
+
+func (t *tamperCheck) match(p string) fileKind {
+	for _, pp := range t.protected {
+		for _, q := range []string{pp.path, pp.real} {
+			if p == q || pp.dir && under(p, q) {
+				return pp.kind
+			}
+		}
+	}
+	if isProjectSettings(p) {
+		return claudeSettings
+	}
+	return notProtected
+}
+
+// isProjectSettings: a project's .claude/settings.json or settings.local.json.
+func isProjectSettings(p string) bool {
+	b := filepath.Base(p)
+	return (b == "settings.json" || b == "settings.local.json") && filepath.Base(filepath.Dir(p)) == ".claude"
+}
+
+// ancestorOf reports a protected path that lies inside p (a folder being
+// removed or moved away), as its kind and path.
+func (t *tamperCheck) ancestorOf(p string) (fileKind, string) {
+	if in := t.inside(p); len(in) > 0 {
+		return in[0].kind, in[0].path
+	}
+	return notProtected, ""
+}
+
+// inside lists the protected paths that lie inside p, with the project's
+// own settings files when it has them.
+func (t *tamperCheck) inside(p string) []protectedPath {
+	t.resolve()
+	real := t.realPath(p)
+	var out []protectedPath
+	for _, pp := range t.protected {
+		if pp.project && !pp.exists {
+			continue
+		}
+		for _, q := range []string{pp.path, pp.real} {
+			if under(q, p) || under(q, real) {
+				out = append(out, pp)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// call checks one tool call by its tool's input.
+func (t *tamperCheck) call(tool string, input json.RawMessage) *finding {
+	switch tool {
+	case "Bash", "Shell", "exec_command", "shell", "local_shell":
+		return t.shellInput(input)
+	case "Write", "Edit", "MultiEdit", "NotebookEdit":
+		return t.fileTool(tool, input)
+	case "apply_patch":
+		var in struct {
+			Command string `json:"command"`
+			Input   string `json:"input"`
+		}
+		if json.Unmarshal(input, &in) != nil {
+			return nil
+		}
+		return t.patch(in.Command+in.Input, t.cwd)
+	}
+	return nil
+}
+
+// shellInput reads a shell call's command: a string (Claude Code, Codex
+// Bash) or an argv (Codex's older shell tool).
+func (t *tamperCheck) shellInput(input json.RawMessage) *finding {
+	var in struct {
+		Command json.RawMessage `json:"command"`
+		Cmd     json.RawMessage `json:"cmd"`
+		Workdir string          `json:"workdir"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	raw := in.Command
+	if len(raw) == 0 {
+		raw = in.Cmd
+	}
+	cwd := t.cwd
+	if in.Workdir != "" {
+		cwd = abs(in.Workdir, t.cwd)
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return t.shell(s, cwd, 0)
+	}
+	var argv []string
+	if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
+		var q []string
+		for _, a := range argv {
+			q = append(q, shellQuote(a))
+		}
+		return t.shell(strings.Join(q, " "), cwd, 0)
+	}
+	return nil
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// fileTool checks Claude Code's file tools.
+func (t *tamperCheck) fileTool(tool string, input json.RawMessage) *finding {
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+		Content      string `json:"content"`
+		OldString    string `json:"old_string"`
+		NewString    string `json:"new_string"`
+		ReplaceAll   bool   `json:"replace_all"`
+		Edits        []struct {
+			OldString  string `json:"old_string"`
+			NewString  string `json:"new_string"`
+			ReplaceAll bool   `json:"replace_all"`
+		} `json:"edits"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	p := abs(in.FilePath, t.cwd)
+	if tool == "NotebookEdit" {
+		p = abs(in.NotebookPath, t.cwd)
+	}
+	if p == "" {
+		return nil
+	}
+	if tool == "NotebookEdit" {
+		if kind := t.classify(p); kind != notProtected {
+			return &finding{action: kind.action(opWrite), path: p}
+		}
+		return nil
+	}
+	if tool == "Write" {
+		return t.writeFile(p, func(string, bool) (string, bool) { return in.Content, true }, nil)
+	}
+	edits := []textEdit{{in.OldString, in.NewString, in.ReplaceAll}}
+	if tool == "MultiEdit" {
+		edits = edits[:0]
+		for _, e := range in.Edits {
+			edits = append(edits, textEdit{e.OldString, e.NewString, e.ReplaceAll})
+		}
+	}
+	apply := func(old string, exists bool) (string, bool) {
+		if !exists {
+			return "", false
+		}
+		return applyEdits(old, edits)
+	}
+	// When the edit cannot be tried on the file, judge its strings alone.
+	fallback := func(kind fileKind, path string) *finding {
+		for _, e := range edits {
+			if f := editTouchesHooks(kind, path, e.old, e.new); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	return t.writeFile(p, apply, fallback)
+}
+
+func (t *tamperCheck) codexHooksPath() string {
+	if d := t.codexHome(); d != "" {
+		return filepath.Join(d, "hooks.json")
+	}
+	return ""
+}
+
+// textEdit is one old → new replacement of Edit or MultiEdit.
+type textEdit struct {
+	old, new string
+	all      bool
+}
+
+func applyEdits(s string, edits []textEdit) (string, bool) {
+	for _, e := range edits {
+		if e.old == "" || !strings.Contains(s, e.old) {
+			return "", false
+		}
+		if e.all {
+			s = strings.ReplaceAll(s, e.old, e.new)
+		} else {
+			s = strings.Replace(s, e.old, e.new, 1)
+		}
+	}
+	return s, true
+}
+
+// maxSettingsRead bounds what the wire reads of a settings file.
+const maxSettingsRead = 4 << 20
+
+func readSmall(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSettingsRead+1))
+	if err != nil {
+		return "", err
+	}
+	if len(data) > maxSettingsRead {
+		return "", fmt.Errorf("%s is larger than %d bytes", p, maxSettingsRead)
+	}
+	return string(data), nil
+}

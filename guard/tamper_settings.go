@@ -1,0 +1,481 @@
+package guard
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/tailscale/hujson"
+)
+
+// How the tamper wire judges a change to a settings file runaway manages:
+// it compares the file on disk with what the call would leave there. Other
+// parts of those files (permissions, env, model…) stay the agent's to edit.
+
+// settingsChange judges writing next over old (exists: whether each is a
+// file; a missing or empty file is `{}`).
+func settingsChange(kind fileKind, path, old string, oldExists bool, next string, nextExists bool, codexHooksPath string) *finding {
+	if !oldExists {
+		old = ""
+	}
+	if !nextExists {
+		next = ""
+	}
+	switch kind {
+	case claudeSettings, codexHooks:
+		oldV, oldOK := parseSettingsJSON(old)
+		newV, newOK := parseSettingsJSON(next)
+		if kind == claudeSettings && newOK && newV["disableAllHooks"] == true && !(oldOK && oldV["disableAllHooks"] == true) {
+			return &finding{action: "set disableAllHooks in " + path, why: "which switches every hook off, runaway's too"}
+		}
+		if !oldOK {
+			return nil
+		}
+		oldE := runawayEntries(oldV, kind == codexHooks)
+		if len(oldE) == 0 {
+			return nil
+		}
+		if !nextExists {
+			return &finding{action: "remove " + path, why: "which holds runaway's hook"}
+		}
+		if !newOK {
+			return &finding{action: "leave " + path + " unreadable", why: "which would switch runaway's hook off"}
+		}
+		if !containsAll(runawayEntries(newV, kind == codexHooks), oldE) {
+			return &finding{action: "remove or change runaway's hook entry in " + path}
+		}
+	case codexConfig:
+		return codexConfigChange(path, old, next, codexHooksPath)
+	}
+	return nil
+}
+
+func parseSettingsJSON(s string) (map[string]any, bool) {
+	if strings.TrimSpace(strings.TrimPrefix(s, "\ufeff")) == "" {
+		return map[string]any{}, true
+	}
+	b, err := hujson.Standardize([]byte(strings.TrimPrefix(s, "\ufeff")))
+	if err != nil {
+		return nil, false
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// runawayEntries are runaway's handlers under "hooks", each as a string
+// that changes when the handler, its matcher or its event changes (for
+// Codex also its position, which the trust key names).
+func runawayEntries(settings map[string]any, withPosition bool) []string {
+	hooks, _ := settings["hooks"].(map[string]any)
+	var out []string
+	for event, groups := range hooks {
+		list, _ := groups.([]any)
+		for gi, g := range list {
+			group, _ := g.(map[string]any)
+			handlers, _ := group["hooks"].([]any)
+			for hi, h := range handlers {
+				handler, _ := h.(map[string]any)
+				if !isRunawayHandler(handler) {
+					continue
+				}
+				b, _ := json.Marshal(handler) // keys sorted: a stable form
+				m, _ := json.Marshal(group["matcher"])
+				key := event + "\x00" + string(m) + "\x00" + string(b)
+				if withPosition {
+					key += fmt.Sprintf("\x00%d:%d", gi, hi)
+				}
+				out = append(out, key)
+			}
+		}
+	}
+	return out
+}
+
+// isRunawayHandler: runaway's entry is the one whose program is named
+// runaway and whose first argument is hook (the marker setup uses).
+func isRunawayHandler(h map[string]any) bool {
+	cmd, _ := h["command"].(string)
+	if cmd == "" {
+		return false
+	}
+	if args, ok := h["args"].([]any); ok && len(args) > 0 {
+		return isRunawayProgram(cmd) && args[0] == "hook"
+	}
+	sc := parseShell(cmd)
+	if len(sc.pipelines) == 0 || len(sc.pipelines[0]) == 0 {
+		return false
+	}
+	words := sc.pipelines[0][0].words
+	if len(words) < 2 {
+		return false
+	}
+	ex := &expander{}
+	return isRunawayProgram(ex.text(words[0])) && ex.text(words[1]) == "hook"
+}
+
+func isRunawayProgram(p string) bool {
+	b := filepath.Base(p)
+	return b == "runaway" || b == "runaway.exe"
+}
+
+// containsAll reports whether have holds every entry of want (as many
+// times).
+func containsAll(have, want []string) bool {
+	count := map[string]int{}
+	for _, h := range have {
+		count[h]++
+	}
+	for _, w := range want {
+		if count[w] == 0 {
+			return false
+		}
+		count[w]--
+	}
+	return true
+}
+
+// codexConfigChange: switching hooks off ([features] hooks = false, or the
+// old codex_hooks name), or changing the trust record of runaway's hook.
+func codexConfigChange(path, old, next, hooksPath string) *finding {
+	var oldV, newV map[string]any
+	if _, err := toml.Decode(next, &newV); err != nil {
+		return nil // Codex refuses to start on a broken config: not a silent switch-off
+	}
+	_, err := toml.Decode(old, &oldV)
+	oldOK := err == nil
+	features := func(m map[string]any) map[string]any { f, _ := m["features"].(map[string]any); return f }
+	for _, key := range []string{"hooks", "codex_hooks"} {
+		if features(newV)[key] == false && !(oldOK && features(oldV)[key] == false) {
+			return &finding{action: "switch Codex's hooks off in " + path + " ([features] " + key + " = false)", why: "which switches runaway's hook off"}
+		}
+	}
+	state := func(m map[string]any) map[string]any {
+		h, _ := m["hooks"].(map[string]any)
+		s, _ := h["state"].(map[string]any)
+		return s
+	}
+	oldS, newS := state(oldV), state(newV)
+	keys := runawayTrustKeys(hooksPath)
+	ours := func(k string) bool {
+		if keys == nil {
+			return strings.HasPrefix(k, hooksPath+":")
+		}
+		return keys[k]
+	}
+	for k, v := range oldS {
+		if ours(k) && !reflect.DeepEqual(v, newS[k]) {
+			return &finding{action: "change the trust record of runaway's hook in " + path, why: "without which Codex skips the hook"}
+		}
+	}
+	for k, v := range newS {
+		if _, had := oldS[k]; !had && ours(k) {
+			if e, _ := v.(map[string]any); e["enabled"] == false {
+				return &finding{action: "disable runaway's hook in " + path, why: "which switches it off"}
+			}
+		}
+	}
+	return nil
+}
+
+// codexEventLabels name the events in Codex's trust keys.
+var codexEventLabels = map[string]string{
+	"PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use", "PermissionRequest": "permission_request",
+	"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop",
+	"SubagentStart": "subagent_start", "SubagentStop": "subagent_stop", "PreCompact": "pre_compact",
+	"PostCompact": "post_compact", "SessionEnd": "session_end",
+}
+
+// runawayTrustKeys are the [hooks.state] keys of runaway's handlers in
+// Codex's hooks.json (`<path>:pre_tool_use:<group>:<handler>`), or nil when
+// the file cannot be read (then every key of that file counts).
+func runawayTrustKeys(hooksPath string) map[string]bool {
+	if hooksPath == "" {
+		return map[string]bool{}
+	}
+	data, err := readSmall(hooksPath)
+	if err != nil {
+		return nil
+	}
+	v, ok := parseSettingsJSON(data)
+	if !ok {
+		return nil
+	}
+	keys := map[string]bool{}
+	hooks, _ := v["hooks"].(map[string]any)
+	for event, groups := range hooks {
+		list, _ := groups.([]any)
+		for gi, g := range list {
+			group, _ := g.(map[string]any)
+			handlers, _ := group["hooks"].([]any)
+			for hi, h := range handlers {
+				if handler, _ := h.(map[string]any); isRunawayHandler(handler) {
+					label := codexEventLabels[event]
+					if label == "" {
+						label = event
+					}
+					keys[fmt.Sprintf("%s:%s:%d:%d", hooksPath, label, gi, hi)] = true
+				}
+			}
+		}
+	}
+	return keys
+}
+
+// editTouchesHooks judges an edit from its strings alone, when it cannot be
+// tried on the file: it touches runaway's entry (names runaway and hook),
+// sets disableAllHooks, removes the hooks key, or switches Codex hooks off.
+func editTouchesHooks(kind fileKind, path, old, new string) *finding {
+	both := strings.ToLower(old + "\n" + new)
+	if strings.Contains(both, "runaway") && strings.Contains(both, "hook") {
+		return &finding{action: "edit runaway's hook entry in " + path}
+	}
+	flat := strings.Join(strings.Fields(new), "")
+	flatOld := strings.Join(strings.Fields(old), "")
+	switch kind {
+	case claudeSettings, codexHooks:
+		if strings.Contains(flat, `"disableAllHooks":true`) {
+			return &finding{action: "set disableAllHooks in " + path, why: "which switches every hook off, runaway's too"}
+		}
+		if strings.Contains(flatOld, `"hooks":`) && !strings.Contains(flat, `"hooks":`) {
+			return &finding{action: "remove the hooks of " + path}
+		}
+	case codexConfig:
+		if strings.Contains(flat, "hooks=false") || strings.Contains(flatOld, "hooks.state") {
+			return &finding{action: "switch Codex's hooks off or change their trust in " + path}
+		}
+	}
+	return nil
+}
+
+// patchOp is one file operation of a Codex patch.
+type patchOp struct {
+	kind   byte // 'A' add, 'U' update, 'D' delete
+	path   string
+	moveTo string
+	added  []string // Add File: the new file's lines
+	hunks  []patchHunk
+}
+
+type patchHunk struct {
+	context  string // the @@ line's text, if any
+	old, new []string
+}
+
+// parsePatch reads Codex's apply_patch format. It is lenient: lines it does
+// not know are skipped.
+func parsePatch(text string) []patchOp {
+	var ops []patchOp
+	var cur *patchOp
+	var hunk *patchHunk
+	for line := range strings.Lines(text) {
+		line = strings.TrimRight(line, "\r\n")
+		if rest, ok := strings.CutPrefix(line, "*** "); ok {
+			switch {
+			case strings.HasPrefix(rest, "Add File: "):
+				ops = append(ops, patchOp{kind: 'A', path: strings.TrimSpace(rest[len("Add File: "):])})
+			case strings.HasPrefix(rest, "Update File: "):
+				ops = append(ops, patchOp{kind: 'U', path: strings.TrimSpace(rest[len("Update File: "):])})
+			case strings.HasPrefix(rest, "Delete File: "):
+				ops = append(ops, patchOp{kind: 'D', path: strings.TrimSpace(rest[len("Delete File: "):])})
+			case strings.HasPrefix(rest, "Move to: ") && cur != nil:
+				cur.moveTo = strings.TrimSpace(rest[len("Move to: "):])
+				continue
+			default:
+				continue // Begin/End Patch, End of File
+			}
+			cur, hunk = &ops[len(ops)-1], nil
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		if cur.kind == 'A' {
+			if s, ok := strings.CutPrefix(line, "+"); ok {
+				cur.added = append(cur.added, s)
+			}
+			continue
+		}
+		if cur.kind != 'U' {
+			continue
+		}
+		if ctx, ok := strings.CutPrefix(line, "@@"); ok {
+			cur.hunks = append(cur.hunks, patchHunk{context: strings.TrimSpace(ctx)})
+			hunk = &cur.hunks[len(cur.hunks)-1]
+			continue
+		}
+		if hunk == nil {
+			cur.hunks = append(cur.hunks, patchHunk{})
+			hunk = &cur.hunks[len(cur.hunks)-1]
+		}
+		switch {
+		case strings.HasPrefix(line, "+"):
+			hunk.new = append(hunk.new, line[1:])
+		case strings.HasPrefix(line, "-"):
+			hunk.old = append(hunk.old, line[1:])
+		default:
+			s := strings.TrimPrefix(line, " ")
+			hunk.old = append(hunk.old, s)
+			hunk.new = append(hunk.new, s)
+		}
+	}
+	return ops
+}
+
+// applyHunks applies an update's hunks to content the way Codex does: each
+// hunk's old lines are looked for after the previous hunk (exactly, then
+// ignoring trailing, then surrounding spaces).
+func applyHunks(content string, hunks []patchHunk) (string, bool) {
+	lines := strings.Split(content, "\n")
+	trailing := len(lines) > 0 && lines[len(lines)-1] == ""
+	if trailing {
+		lines = lines[:len(lines)-1]
+	}
+	pos := 0
+	for _, h := range hunks {
+		if h.context != "" {
+			i := seekLines(lines, []string{h.context}, pos)
+			if i < 0 {
+				return "", false
+			}
+			pos = i + 1
+		}
+		if len(h.old) == 0 {
+			lines = append(lines, h.new...)
+			pos = len(lines)
+			continue
+		}
+		i := seekLines(lines, h.old, pos)
+		if i < 0 {
+			return "", false
+		}
+		lines = append(lines[:i], append(append([]string{}, h.new...), lines[i+len(h.old):]...)...)
+		pos = i + len(h.new)
+	}
+	out := strings.Join(lines, "\n")
+	if trailing || len(lines) > 0 {
+		out += "\n"
+	}
+	return out, true
+}
+
+func seekLines(lines, want []string, from int) int {
+	for _, norm := range []func(string) string{
+		func(s string) string { return s },
+		func(s string) string { return strings.TrimRight(s, " \t") },
+		strings.TrimSpace,
+	} {
+	next:
+		for i := from; i+len(want) <= len(lines); i++ {
+			for j, w := range want {
+				if norm(lines[i+j]) != norm(w) {
+					continue next
+				}
+			}
+			return i
+		}
+	}
+	return -1
+}
+
+// patch checks a Codex patch: files it adds, updates, moves and deletes.
+func (t *tamperCheck) patch(text, cwd string) *finding {
+	for _, op := range parsePatch(text) {
+		p := abs(op.path, cwd)
+		if p == "" {
+			continue
+		}
+		switch op.kind {
+		case 'A':
+			if f := t.writeFile(p, func(string, bool) (string, bool) { return strings.Join(op.added, "\n") + "\n", true }, nil); f != nil {
+				return f
+			}
+		case 'D':
+			if f := t.removeFile(p); f != nil {
+				return f
+			}
+		case 'U':
+			var next string
+			apply := func(old string, exists bool) (string, bool) {
+				if !exists {
+					return "", false
+				}
+				var ok bool
+				next, ok = applyHunks(old, op.hunks)
+				return next, ok
+			}
+			var removed, added []string
+			for _, h := range op.hunks {
+				removed = append(removed, h.old...)
+				added = append(added, h.new...)
+			}
+			fallback := func(kind fileKind, path string) *finding {
+				return editTouchesHooks(kind, path, strings.Join(removed, "\n"), strings.Join(added, "\n"))
+			}
+			if op.moveTo == "" {
+				if f := t.writeFile(p, apply, fallback); f != nil {
+					return f
+				}
+				continue
+			}
+			if f := t.removeFile(p); f != nil {
+				return f
+			}
+			dest := abs(op.moveTo, cwd)
+			if dest == "" {
+				continue
+			}
+			old, err := readSmall(p)
+			if err == nil {
+				next, _ = applyHunks(old, op.hunks)
+			}
+			if f := t.writeFile(dest, func(string, bool) (string, bool) { return next, err == nil }, fallback); f != nil {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// writeFile judges writing a file: content makes the new text from the old
+// one (ok false: it cannot tell), and fallback judges the change when it
+// cannot.
+func (t *tamperCheck) writeFile(p string, content func(old string, exists bool) (string, bool), fallback func(fileKind, string) *finding) *finding {
+	kind := t.classify(p)
+	switch {
+	case kind == notProtected:
+		return nil
+	case kind.owned():
+		return &finding{action: kind.action(opWrite), path: p}
+	}
+	old, err := readSmall(p)
+	next, ok := content(old, err == nil)
+	if !ok {
+		if fallback != nil {
+			return fallback(kind, p)
+		}
+		return nil
+	}
+	return settingsChange(kind, p, old, err == nil, next, true, t.codexHooksPath())
+}
+
+// removeFile judges deleting (or moving away) a file.
+func (t *tamperCheck) removeFile(p string) *finding {
+	kind := t.classify(p)
+	switch {
+	case kind == notProtected:
+		return nil
+	case kind.owned():
+		return &finding{action: kind.action(opDeep), path: p}
+	}
+	old, err := readSmall(p)
+	if err != nil {
+		return nil
+	}
+	return settingsChange(kind, p, old, true, "", false, t.codexHooksPath())
+}

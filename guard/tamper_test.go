@@ -1,0 +1,472 @@
+package guard
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tamperHome is a fake home with runaway installed for both agents: its
+// config, state and program, its entry in Claude Code's and Codex's hooks,
+// and Codex's trust record for it.
+type tamperHome struct {
+	home, proj string
+	env        map[string]string
+	hook       *Hook
+}
+
+const claudeSettingsWithRunaway = `{
+  "permissions": {"allow": ["Bash(npm test)"]},
+  "model": "opus",
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "/opt/lint-guard"}]},
+      {"matcher": "", "hooks": [{"type": "command", "command": "'HOME/.local/bin/runaway' hook claude || true", "timeout": 10}]}
+    ]
+  }
+}
+`
+
+const codexHooksWithRunaway = `{
+  "hooks": {
+    "PreToolUse": [
+      {"hooks": [{"type": "command", "command": "HOME/.local/bin/runaway hook codex || true", "timeout": 10}]},
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "/opt/other"}]}
+    ]
+  }
+}
+`
+
+const codexConfigWithTrust = `model = "gpt-5.1-codex"
+
+[features]
+web_search = true
+
+[hooks.state."HOME/.codex/hooks.json:pre_tool_use:0:0"]
+trusted_hash = "sha256:0000000000000000000000000000000000000000000000000000000000000001"
+
+[hooks.state."HOME/.codex/hooks.json:pre_tool_use:1:0"]
+trusted_hash = "sha256:0000000000000000000000000000000000000000000000000000000000000002"
+`
+
+func newTamperHome(t testing.TB) *tamperHome {
+	t.Helper()
+	home := t.TempDir()
+	proj := filepath.Join(home, "src", "runaway") // a project that happens to be called runaway
+	env := map[string]string{
+		"HOME":              home,
+		"XDG_CONFIG_HOME":   filepath.Join(home, ".config"),
+		"XDG_STATE_HOME":    filepath.Join(home, ".local", "state"),
+		"XDG_BIN_HOME":      filepath.Join(home, ".local", "bin"),
+		"CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
+		"CODEX_HOME":        filepath.Join(home, ".codex"),
+		"SECRET_TOKEN":      "s3cr3t",
+	}
+	files := map[string]string{
+		".config/runaway/config.json":             `{"session_cap_usd": 20}`,
+		".local/state/runaway/sessions/x.json":    `{}`,
+		".local/bin/runaway":                      "#!/bin/sh\n",
+		".claude/settings.json":                   claudeSettingsWithRunaway,
+		".codex/hooks.json":                       codexHooksWithRunaway,
+		".codex/config.toml":                      codexConfigWithTrust,
+		"src/runaway/go.mod":                      "module x\n",
+		"src/runaway/.claude/settings.json":       `{"permissions": {"allow": []}}`,
+		"src/runaway/.claude/settings.local.json": `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "runaway hook claude"}]}]}}`,
+		"src/runaway/notes.md":                    "notes\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.ReplaceAll(content, "HOME", home)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A link into runaway's config folder, as a dotfiles checkout might make.
+	if err := os.Symlink(filepath.Join(home, ".config", "runaway"), filepath.Join(home, "cfglink")); err != nil {
+		t.Fatal(err)
+	}
+	h := &Hook{
+		StateDir:   filepath.Join(home, ".local", "state", "runaway"),
+		ConfigPath: filepath.Join(home, ".config", "runaway", "config.json"),
+		BinPath:    filepath.Join(home, ".local", "bin", "runaway"),
+		Getenv:     func(k string) string { return env[k] },
+	}
+	return &tamperHome{home: home, proj: proj, env: env, hook: h}
+}
+
+// check runs the wire on one call from the project folder.
+func (th *tamperHome) check(tool string, input any) Verdict {
+	raw, _ := json.Marshal(input)
+	return th.hook.tamperWire(&Input{ToolName: tool, ToolInput: raw, Cwd: th.proj})
+}
+
+func bash(cmd string) map[string]any { return map[string]any{"command": cmd} }
+
+// tamperCase is one call and whether the wire denies it; want is a
+// fragment of the reason (HOME stands for the fake home).
+type tamperCase struct {
+	name  string
+	tool  string
+	input any
+	deny  bool
+	want  string
+}
+
+func runTamperCases(t *testing.T, th *tamperHome, cases []tamperCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := th.check(tc.tool, tc.input)
+			if got := v.Kind == Deny; got != tc.deny {
+				t.Fatalf("deny = %v, want %v (reason %q)", got, tc.deny, v.Reason)
+			}
+			if !tc.deny {
+				return
+			}
+			if v.Wire != "tamper" || !strings.HasPrefix(v.Reason, "runaway: this call would ") || !strings.Contains(v.Reason, "runaway allow") {
+				t.Errorf("verdict = %+v", v)
+			}
+			if w := strings.ReplaceAll(tc.want, "HOME", th.home); !strings.Contains(v.Reason, w) {
+				t.Errorf("reason %q does not name %q", v.Reason, w)
+			}
+			if strings.Contains(v.Reason, "s3cr3t") {
+				t.Errorf("reason %q echoes a secret from the command", v.Reason)
+			}
+		})
+	}
+}
+
+func TestTamperShell(t *testing.T) {
+	th := newTamperHome(t)
+	cfg := "HOME/.config/runaway/config.json"
+	runTamperCases(t, th, []tamperCase{
+		// runaway's config, state and program.
+		{"rm config", "Bash", bash("rm ~/.config/runaway/config.json"), true, "runaway's own config (" + cfg + ")"},
+		{"rm -rf config dir", "Bash", bash("rm -rf $XDG_CONFIG_HOME/runaway"), true, "HOME/.config/runaway"},
+		{"redirect onto config", "Bash", bash(`echo '{"session_cap_usd": 1e9}' > ~/.config/runaway/config.json`), true, cfg},
+		{"append to config with secret", "Bash", bash(`TOKEN=$SECRET_TOKEN; echo "$TOKEN" >> "$HOME/.config/runaway/config.json"`), true, cfg},
+		{"tee onto config", "Bash", bash("echo {} | tee ~/.config/runaway/config.json >/dev/null"), true, cfg},
+		{"sed -i config", "Bash", bash("sed -i 's/20/2000/' ~/.config/runaway/config.json"), true, cfg},
+		{"sed -i.bak config", "Bash", bash("sed -i.bak -e 's/20/2000/' ~/.config/runaway/config.json"), true, cfg},
+		{"perl -pi config", "Bash", bash("perl -pi -e 's/20/2000/' ~/.config/runaway/config.json"), true, cfg},
+		{"truncate config", "Bash", bash("truncate -s 0 ~/.config/runaway/config.json"), true, cfg},
+		{"chmod config", "Bash", bash("chmod 000 ~/.config/runaway/config.json"), true, cfg},
+		{"jq rewrite config", "Bash", bash("jq '.session_cap_usd=999' ~/.config/runaway/config.json > /tmp/c && mv /tmp/c ~/.config/runaway/config.json"), true, cfg},
+		{"cp onto config", "Bash", bash("cp /tmp/mine.json ~/.config/runaway/config.json"), true, cfg},
+		{"cp into config dir", "Bash", bash("cp /tmp/config.json ~/.config/runaway/"), true, "HOME/.config/runaway"},
+		{"cp into state's parent", "Bash", bash("cp -r /tmp/runaway ~/.local/state/"), true, "HOME/.local/state/runaway"},
+		{"cp -t config dir", "Bash", bash("cp -t ~/.config/runaway /tmp/config.json"), true, "HOME/.config/runaway"},
+		{"relative path after cd", "Bash", bash("cd ~/.config/runaway && rm config.json"), true, cfg},
+		{"dotdot path", "Bash", bash("rm ../../.config/runaway/config.json"), true, cfg},
+		{"symlinked folder", "Bash", bash("echo x > ~/cfglink/config.json"), true, "HOME/cfglink/config.json"},
+		{"glob in config dir", "Bash", bash("rm -f ~/.config/runaway/*.json"), true, "HOME/.config/runaway"},
+		{"glob naming the folder", "Bash", bash("rm -rf ~/.config/run*"), true, "HOME/.config/runaway"},
+		{"variable path", "Bash", bash("D=$HOME/.local/state/runaway; rm -rf $D/sessions"), true, "runaway's state"},
+		{"export variable path", "Bash", bash("export D=~/.local/state/runaway\nrm -rf \"$D\""), true, "runaway's state"},
+		{"unknown file in state", "Bash", bash("rm ~/.local/state/runaway/$(ls ~/.local/state/runaway | head -1)"), true, "runaway's state"},
+		{"state folder's parent", "Bash", bash("rm -rf ~/.local/state"), true, "HOME/.local/state/runaway"},
+		{"whole home", "Bash", bash("rm -rf ~"), true, "holds"},
+		{"chmod state parent", "Bash", bash("chmod -R 000 ~/.local/state"), true, "HOME/.local/state/runaway"},
+		{"find -delete in state", "Bash", bash("find ~/.local/state/runaway -name '*.json' -delete"), true, "runaway's state"},
+		{"find -delete matching name", "Bash", bash("find ~/.config -name config.json -delete"), true, "HOME/.config/runaway"},
+		{"find exec rm", "Bash", bash(`find ~/.local/state -name 'runaway' -exec rm -rf {} +`), true, "runaway's state"},
+		{"xargs rm", "Bash", bash("echo ~/.config/runaway/config.json | xargs rm"), true, cfg},
+		{"replace binary", "Bash", bash("cp /bin/true ~/.local/bin/runaway"), true, "runaway's program (HOME/.local/bin/runaway)"},
+		{"ln -sf binary", "Bash", bash("ln -sf /bin/true $XDG_BIN_HOME/runaway"), true, "HOME/.local/bin/runaway"},
+		{"chmod -x binary", "Bash", bash("chmod -x ~/.local/bin/runaway"), true, "HOME/.local/bin/runaway"},
+		{"mv binary", "Bash", bash("mv ~/.local/bin/runaway ~/.local/bin/runaway.off"), true, "HOME/.local/bin/runaway"},
+		{"go build -o binary", "Bash", bash("go build -o ~/.local/bin/runaway ./cmd/runaway"), true, "HOME/.local/bin/runaway"},
+		{"curl onto binary", "Bash", bash("curl -sSL https://example.com/x -o ~/.local/bin/runaway"), true, "HOME/.local/bin/runaway"},
+		{"dd onto config", "Bash", bash("dd if=/dev/zero of=$HOME/.config/runaway/config.json count=1"), true, cfg},
+		{"sudo env wrapper", "Bash", bash("sudo -u root env FOO=1 rm -f ~/.config/runaway/config.json"), true, cfg},
+		{"timeout wrapper", "Bash", bash("timeout 5 rm ~/.config/runaway/config.json"), true, cfg},
+		{"after other commands", "Bash", bash("npm test; git status && rm ~/.config/runaway/config.json || true"), true, cfg},
+		{"on a later line", "Bash", bash("ls\nrm ~/.config/runaway/config.json"), true, cfg},
+		{"subshell", "Bash", bash("(cd /tmp; rm ~/.config/runaway/config.json)"), true, cfg},
+		{"command substitution", "Bash", bash("echo $(rm ~/.config/runaway/config.json)"), true, cfg},
+		{"backticks", "Bash", bash("echo `rm ~/.config/runaway/config.json`"), true, cfg},
+		{"bash -c", "Bash", bash(`bash -c "rm -f ~/.config/runaway/config.json"`), true, cfg},
+		{"sh -lc quoted", "Bash", bash(`sh -lc 'echo {} > "$HOME/.config/runaway/config.json"'`), true, cfg},
+		{"eval", "Bash", bash(`eval "rm ~/.config/runaway/config.json"`), true, cfg},
+		{"piped into sh", "Bash", bash(`echo "rm ~/.config/runaway/config.json" | sh`), true, cfg},
+		{"heredoc into bash", "Bash", bash("bash <<'EOF'\nrm ~/.config/runaway/config.json\nEOF"), true, cfg},
+		{"heredoc onto config", "Bash", bash("cat > ~/.config/runaway/config.json <<'EOF'\n{\"session_cap_usd\": 1000}\nEOF"), true, cfg},
+		{"stderr redirect onto state", "Bash", bash("npm test 2> ~/.local/state/runaway/errors.log"), true, "runaway's state"},
+		{"&> redirect onto state", "Bash", bash("npm test &> ~/.local/state/runaway/decisions.jsonl"), true, "runaway's state"},
+		{"python one-liner", "Bash", bash(`python3 -c "import os; open(os.path.expanduser('~/.config/runaway/config.json'), 'w').write('{}')"`), true, ".config/runaway"},
+		{"python heredoc", "Bash", bash("python3 - <<'PY'\nimport pathlib\npathlib.Path.home().joinpath('.claude/settings.json').write_text('{}')\nPY"), true, ".claude/settings.json"},
+		{"perl one-liner", "Bash", bash(`perl -e 'unlink "$ENV{HOME}/.local/state/runaway/sessions/x.json"'`), true, ".local/state/runaway"},
+		{"node one-liner", "Bash", bash(`node -e "require('fs').writeFileSync(process.env.HOME+'/.codex/hooks.json','{}')"`), true, ".codex/hooks.json"},
+
+		// Settings files runaway manages.
+		{"rm claude settings", "Bash", bash("rm ~/.claude/settings.json"), true, "Claude Code settings file"},
+		{"jq onto claude settings", "Bash", bash(`jq 'del(.hooks)' ~/.claude/settings.json > /tmp/s && mv /tmp/s $CLAUDE_CONFIG_DIR/settings.json`), true, "HOME/.claude/settings.json"},
+		{"sed -i claude settings", "Bash", bash(`sed -i '/runaway/d' ~/.claude/settings.json`), true, "HOME/.claude/settings.json"},
+		{"mv claude dir away", "Bash", bash("mv ~/.claude ~/.claude.off"), true, "HOME/.claude/settings.json"},
+		{"project settings.local", "Bash", bash(`echo '{"disableAllHooks": true}' > .claude/settings.local.json`), true, "src/runaway/.claude/settings.local.json"},
+		{"rm project .claude", "Bash", bash("rm -rf .claude"), true, "src/runaway/.claude/settings"},
+		{"codex hooks.json", "Bash", bash("echo '{}' > $CODEX_HOME/hooks.json"), true, "Codex's hooks file"},
+		{"codex config.toml append", "Bash", bash(`printf '[features]\nhooks = false\n' >> ~/.codex/config.toml`), true, "Codex's config"},
+		{"python writes codex config", "Bash", bash(`python3 -c "p='$HOME/.codex/config.toml'; open(p,'a').write('[features]\nhooks=false')"`), true, ".codex/config.toml"},
+
+		// runaway's own commands.
+		{"runaway allow", "Bash", bash("runaway allow --cap 100"), true, "run `runaway allow`"},
+		{"installed path allow", "Bash", bash("~/.local/bin/runaway allow"), true, "run `runaway allow`"},
+		{"relative remove", "Bash", bash("./runaway remove --yes"), true, "run `runaway remove`"},
+		{"setup after flags", "Bash", bash("runaway --verbose setup --yes"), true, "run `runaway setup`"},
+		{"go run setup", "Bash", bash("go run ./cmd/runaway setup --yes"), true, "run `runaway setup`"},
+		{"go run module allow", "Bash", bash("go run -tags x github.com/runaway-guard/runaway/cmd/runaway@latest allow"), true, "run `runaway allow`"},
+		{"npx runaway remove", "Bash", bash("npx runaway remove"), true, "run `runaway remove`"},
+		{"quoted program", "Bash", bash(`"$XDG_BIN_HOME/runaway" allow`), true, "run `runaway allow`"},
+
+		// Switching hooks off for a nested agent.
+		{"claude --settings inline", "Bash", bash(`claude -p "fix it" --settings '{"disableAllHooks": true}'`), true, "disableAllHooks"},
+		{"claude --settings=", "Bash", bash(`claude --settings='{"disableAllHooks":true}' -p hi`), true, "disableAllHooks"},
+		{"codex -c features.hooks", "Bash", bash(`codex exec -c features.hooks=false "do it"`), true, "features.hooks"},
+		{"codex --config codex_hooks", "Bash", bash(`codex --config 'features.codex_hooks = false' exec hi`), true, "features.codex_hooks"},
+		{"codex --disable hooks", "Bash", bash(`codex exec --disable hooks "do it"`), true, "--disable hooks"},
+
+		// Allowed: reading, mentioning, other projects called runaway.
+		{"cat config", "Bash", bash("cat ~/.config/runaway/config.json"), false, ""},
+		{"grep config", "Bash", bash("grep -n cap ~/.config/runaway/config.json"), false, ""},
+		{"less settings", "Bash", bash("less ~/.claude/settings.json"), false, ""},
+		{"jq read settings", "Bash", bash("jq '.hooks' ~/.claude/settings.json"), false, ""},
+		{"jq read into tmp", "Bash", bash("jq '.hooks' ~/.claude/settings.json > /tmp/hooks.json"), false, ""},
+		{"cp from config", "Bash", bash("cp ~/.config/runaway/config.json /tmp/config-copy.json"), false, ""},
+		{"cp from settings into project", "Bash", bash("cp ~/.claude/settings.json ./settings.example.json"), false, ""},
+		{"echo mentions path", "Bash", bash(`echo "edit ~/.config/runaway/config.json to change caps"`), false, ""},
+		{"grep pattern mentions", "Bash", bash(`grep -rn "disableAllHooks" .`), false, ""},
+		{"grep pattern runaway hook", "Bash", bash(`grep -rn 'runaway hook' ~/.claude/settings.json`), false, ""},
+		{"python reads settings", "Bash", bash(`python3 -c "import json,os;print(json.load(open(os.path.expanduser('~/.claude/settings.json')))['hooks'])"`), false, ""},
+		{"runaway status", "Bash", bash("runaway status"), false, ""},
+		{"runaway replay", "Bash", bash("~/.local/bin/runaway replay ./t.jsonl"), false, ""},
+		{"runaway doctor", "Bash", bash("runaway doctor"), false, ""},
+		{"runaway version", "Bash", bash("runaway version"), false, ""},
+		{"runaway help", "Bash", bash("runaway --help"), false, ""},
+		{"runaway allow help", "Bash", bash("runaway allow --help"), false, ""},
+		{"go run status", "Bash", bash("go run ./cmd/runaway status"), false, ""},
+		{"go test project called runaway", "Bash", bash("cd ~/src/runaway && go test ./... && rm -rf ./build"), false, ""},
+		{"edit in project called runaway", "Bash", bash("sed -i 's/a/b/' ~/src/runaway/notes.md > ~/src/runaway/out.txt"), false, ""},
+		{"rm in project", "Bash", bash("rm -rf node_modules dist && npm ci"), false, ""},
+		{"find delete in project", "Bash", bash("find . -name '*.pyc' -delete"), false, ""},
+		{"find delete in home by name", "Bash", bash("find ~ -name '*.pyc' -delete"), false, ""},
+		{"build binary elsewhere", "Bash", bash("go build -o ./bin/runaway ./cmd/runaway"), false, ""},
+		{"codex bypass trust", "Bash", bash("codex exec --dangerously-bypass-hook-trust 'hi'"), false, ""},
+		{"codex other config", "Bash", bash("codex exec -c model=gpt-5 'hi'"), false, ""},
+		{"claude other settings", "Bash", bash(`claude -p hi --settings '{"model": "opus"}'`), false, ""},
+		{"stderr to dev null", "Bash", bash("ls 2>/dev/null >&2"), false, ""},
+		{"heredoc mentions path", "Bash", bash("cat <<'EOF'\nrm ~/.config/runaway/config.json\nEOF"), false, ""},
+		{"git commit message", "Bash", bash(`git commit -m "stop writing ~/.config/runaway/config.json in tests"`), false, ""},
+		{"empty command", "Bash", bash(""), false, ""},
+	})
+}
+
+func TestTamperFileTools(t *testing.T) {
+	th := newTamperHome(t)
+	settings := filepath.Join(th.home, ".claude", "settings.json")
+	withoutRunaway := strings.Replace(strings.ReplaceAll(claudeSettingsWithRunaway, "HOME", th.home),
+		`,
+      {"matcher": "", "hooks": [{"type": "command", "command": "'`+th.home+`/.local/bin/runaway' hook claude || true", "timeout": 10}]}`, "", 1)
+	if withoutRunaway == strings.ReplaceAll(claudeSettingsWithRunaway, "HOME", th.home) {
+		t.Fatal("test setup: runaway's entry not removed")
+	}
+	otherKey := strings.Replace(strings.ReplaceAll(claudeSettingsWithRunaway, "HOME", th.home), `"model": "opus"`, `"model": "sonnet"`, 1)
+	runaway := `"command": "'` + th.home + `/.local/bin/runaway' hook claude || true", "timeout": 10`
+	codexHooks := filepath.Join(th.home, ".codex", "hooks.json")
+	codexConfig := filepath.Join(th.home, ".codex", "config.toml")
+	trust := `[hooks.state."` + th.home + `/.codex/hooks.json:pre_tool_use:0:0"]
+trusted_hash = "sha256:0000000000000000000000000000000000000000000000000000000000000001"`
+	otherTrust := `[hooks.state."` + th.home + `/.codex/hooks.json:pre_tool_use:1:0"]
+trusted_hash = "sha256:0000000000000000000000000000000000000000000000000000000000000002"`
+
+	runTamperCases(t, th, []tamperCase{
+		{"Write config", "Write", map[string]any{"file_path": filepath.Join(th.home, ".config/runaway/config.json"), "content": "{}"}, true, "runaway's own config"},
+		{"Write new file in state", "Write", map[string]any{"file_path": filepath.Join(th.home, ".local/state/runaway/installed.json"), "content": "{}"}, true, "runaway's state"},
+		{"Edit config", "Edit", map[string]any{"file_path": filepath.Join(th.home, ".config/runaway/config.json"), "old_string": "20", "new_string": "2000"}, true, "runaway's own config"},
+		{"Write binary", "Write", map[string]any{"file_path": filepath.Join(th.home, ".local/bin/runaway"), "content": "#!/bin/sh\n"}, true, "runaway's program"},
+		{"NotebookEdit config", "NotebookEdit", map[string]any{"notebook_path": filepath.Join(th.home, ".config/runaway/config.json"), "new_source": "x"}, true, "runaway's own config"},
+		{"Write through symlink", "Write", map[string]any{"file_path": filepath.Join(th.home, "cfglink/config.json"), "content": "{}"}, true, "runaway's own config"},
+
+		{"Write drops runaway entry", "Write", map[string]any{"file_path": settings, "content": withoutRunaway}, true, "remove or change runaway's hook entry in " + settings},
+		{"Write sets disableAllHooks", "Write", map[string]any{"file_path": settings, "content": `{"disableAllHooks": true, "hooks": {}}`}, true, "set disableAllHooks"},
+		{"Write invalid JSON", "Write", map[string]any{"file_path": settings, "content": `{"hooks": `}, true, "unreadable"},
+		{"Write changes runaway's matcher", "Write", map[string]any{"file_path": settings, "content": strings.Replace(otherKey, `"matcher": ""`, `"matcher": "Read"`, 1)}, true, "runaway's hook entry"},
+		{"Edit removes runaway entry", "Edit", map[string]any{"file_path": settings, "old_string": runaway, "new_string": `"command": "true"`}, true, "runaway's hook entry"},
+		{"Edit sets disableAllHooks", "Edit", map[string]any{"file_path": settings, "old_string": `"model": "opus",`, "new_string": `"model": "opus", "disableAllHooks": true,`}, true, "disableAllHooks"},
+		{"MultiEdit second edit drops hooks", "MultiEdit", map[string]any{"file_path": settings, "edits": []map[string]any{
+			{"old_string": `"opus"`, "new_string": `"sonnet"`},
+			{"old_string": `"hooks": {`, "new_string": `"old_hooks": {`},
+		}}, true, "runaway's hook entry"},
+		{"Edit not found, touches runaway hook", "Edit", map[string]any{"file_path": settings, "old_string": "runaway hook claude", "new_string": "true"}, true, "runaway's hook entry"},
+		{"Edit project settings.local", "Edit", map[string]any{"file_path": filepath.Join(th.proj, ".claude/settings.local.json"), "old_string": `"runaway hook claude"`, "new_string": `"true"`}, true, "runaway's hook entry"},
+		{"Write new project settings disabling hooks", "Write", map[string]any{"file_path": filepath.Join(th.home, "src/other/.claude/settings.json"), "content": `{"disableAllHooks": true}`}, true, "disableAllHooks"},
+
+		{"Write codex hooks drops entry", "Write", map[string]any{"file_path": codexHooks, "content": `{"hooks": {}}`}, true, "runaway's hook entry"},
+		{"Write codex hooks reorders groups", "Write", map[string]any{"file_path": codexHooks, "content": `{"hooks": {"PreToolUse": [
+			{"matcher": "Bash", "hooks": [{"type": "command", "command": "/opt/other"}]},
+			{"hooks": [{"type": "command", "command": "` + th.home + `/.local/bin/runaway hook codex || true", "timeout": 10}]}]}}`}, true, "runaway's hook entry"},
+		{"Write codex config hooks off", "Write", map[string]any{"file_path": codexConfig, "content": strings.Replace(strings.ReplaceAll(codexConfigWithTrust, "HOME", th.home), "web_search = true", "web_search = true\nhooks = false", 1)}, true, "[features] hooks = false"},
+		{"Edit codex config codex_hooks off", "Edit", map[string]any{"file_path": codexConfig, "old_string": "web_search = true", "new_string": "codex_hooks = false"}, true, "codex_hooks = false"},
+		{"Edit codex trust of runaway", "Edit", map[string]any{"file_path": codexConfig, "old_string": trust, "new_string": ""}, true, "trust record of runaway's hook"},
+		{"Edit codex trust disabled", "Edit", map[string]any{"file_path": codexConfig, "old_string": trust, "new_string": trust + "\nenabled = false"}, true, "trust record"},
+
+		// Allowed edits of the same files, and reads.
+		{"Read settings", "Read", map[string]any{"file_path": settings}, false, ""},
+		{"Read config", "Read", map[string]any{"file_path": filepath.Join(th.home, ".config/runaway/config.json")}, false, ""},
+		{"Write other key", "Write", map[string]any{"file_path": settings, "content": otherKey}, false, ""},
+		{"Edit permissions", "Edit", map[string]any{"file_path": settings, "old_string": `"Bash(npm test)"`, "new_string": `"Bash(npm test)", "Bash(go test:*)"`}, false, ""},
+		{"Edit other tool's hook", "Edit", map[string]any{"file_path": settings, "old_string": `/opt/lint-guard`, "new_string": `/opt/lint-guard --strict`}, false, ""},
+		{"Edit project settings without runaway", "Edit", map[string]any{"file_path": filepath.Join(th.proj, ".claude/settings.json"), "old_string": `"allow": []`, "new_string": `"allow": ["Bash(ls)"]`}, false, ""},
+		{"Write project file", "Write", map[string]any{"file_path": filepath.Join(th.proj, "main.go"), "content": "package main // runaway hook\n"}, false, ""},
+		{"Edit codex config model", "Edit", map[string]any{"file_path": codexConfig, "old_string": `model = "gpt-5.1-codex"`, "new_string": `model = "gpt-5.2-codex"`}, false, ""},
+		{"Edit codex trust of another hook", "Edit", map[string]any{"file_path": codexConfig, "old_string": otherTrust, "new_string": ""}, false, ""},
+		{"Write codex hooks keeps entry", "Write", map[string]any{"file_path": codexHooks, "content": strings.ReplaceAll(strings.Replace(codexHooksWithRunaway, "/opt/other", "/opt/other2", 1), "HOME", th.home)}, false, ""},
+		{"Write settings.json elsewhere", "Write", map[string]any{"file_path": filepath.Join(th.proj, "settings.json"), "content": `{"disableAllHooks": true}`}, false, ""},
+	})
+}
+
+func TestTamperApplyPatch(t *testing.T) {
+	th := newTamperHome(t)
+	runTamperCases(t, th, []tamperCase{
+		{"update config", "apply_patch", bash("*** Begin Patch\n*** Update File: " + th.home + "/.config/runaway/config.json\n@@\n-{\"session_cap_usd\": 20}\n+{\"session_cap_usd\": 2000}\n*** End Patch\n"), true, "runaway's own config"},
+		{"relative path", "apply_patch", bash("*** Begin Patch\n*** Delete File: ../../.local/bin/runaway\n*** End Patch\n"), true, "runaway's program"},
+		{"add file in state", "apply_patch", bash("*** Begin Patch\n*** Add File: " + th.home + "/.local/state/runaway/x\n+1\n*** End Patch\n"), true, "runaway's state"},
+		{"move onto config", "apply_patch", bash("*** Begin Patch\n*** Update File: notes.md\n*** Move to: " + th.home + "/.config/runaway/config.json\n@@\n-notes\n+{}\n*** End Patch\n"), true, "runaway's own config"},
+		{"drop codex hooks entry", "apply_patch", bash("*** Begin Patch\n*** Update File: " + th.home + "/.codex/hooks.json\n@@\n-      {\"hooks\": [{\"type\": \"command\", \"command\": \"" + th.home + "/.local/bin/runaway hook codex || true\", \"timeout\": 10}]},\n*** End Patch\n"), true, "runaway's hook entry"},
+		{"codex hooks off", "apply_patch", bash("*** Begin Patch\n*** Update File: " + th.home + "/.codex/config.toml\n@@ [features]\n web_search = true\n+hooks = false\n*** End Patch\n"), true, "hooks = false"},
+		{"delete project settings.local with runaway", "apply_patch", bash("*** Begin Patch\n*** Delete File: .claude/settings.local.json\n*** End Patch\n"), true, "settings.local.json"},
+		{"via shell heredoc", "Bash", bash("apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: " + th.home + "/.config/runaway/config.json\n*** End Patch\nEOF"), true, "runaway's own config"},
+
+		{"update project file", "apply_patch", bash("*** Begin Patch\n*** Update File: notes.md\n@@\n-notes\n+more notes about runaway hook\n*** End Patch\n"), false, ""},
+		{"codex config model", "apply_patch", bash("*** Begin Patch\n*** Update File: " + th.home + "/.codex/config.toml\n@@\n-model = \"gpt-5.1-codex\"\n+model = \"gpt-5.2-codex\"\n*** End Patch\n"), false, ""},
+		{"delete project settings without runaway", "apply_patch", bash("*** Begin Patch\n*** Delete File: .claude/settings.json\n*** End Patch\n"), false, ""},
+	})
+}
+
+// Codex's older shell tool sends an argv; Codex's exec_command a cmd.
+func TestTamperShellInputShapes(t *testing.T) {
+	th := newTamperHome(t)
+	runTamperCases(t, th, []tamperCase{
+		{"argv", "Bash", map[string]any{"command": []string{"bash", "-lc", "rm ~/.config/runaway/config.json"}}, true, "runaway's own config"},
+		{"argv plain", "Bash", map[string]any{"command": []string{"rm", "-f", th.home + "/.config/runaway/config.json"}}, true, "runaway's own config"},
+		{"workdir", "Bash", map[string]any{"command": "rm config.json", "workdir": th.home + "/.config/runaway"}, true, "runaway's own config"},
+		{"not a string", "Bash", map[string]any{"command": 42}, false, ""},
+		{"no input", "Bash", nil, false, ""},
+	})
+}
+
+// The wire only looks at the tools that can write.
+func TestTamperIgnoresOtherTools(t *testing.T) {
+	th := newTamperHome(t)
+	for _, tool := range []string{"Read", "Grep", "Glob", "WebFetch", "mcp__fs__write_file", "Agent"} {
+		if v := th.check(tool, bash("rm ~/.config/runaway/config.json")); v.Kind != None {
+			t.Errorf("%s: %+v", tool, v)
+		}
+	}
+}
+
+func TestParseShellWords(t *testing.T) {
+	ex := &expander{home: "/h", vars: map[string]string{}, getenv: func(k string) string { return map[string]string{"X": "x"}[k] }}
+	cases := []struct {
+		src  string
+		want [][]string // per command, expanded words
+	}{
+		{`a "b c" 'd e' f\ g`, [][]string{{"a", "b c", "d e", "f g"}}},
+		{`a;b&&c||d|e`, [][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}}},
+		{`echo ~ ~/x "~/y" $X ${X} "$X/z" '$X'`, [][]string{{"echo", "/h", "/h/x", "~/y", "x", "x", "x/z", "$X"}}},
+		{`echo $UNSET $(date) $1`, [][]string{{"echo", unknownPart, unknownPart, unknownPart}}},
+		{"a # comment\nb", [][]string{{"a"}, {"b"}}},
+		{"a \\\n b", [][]string{{"a", "b"}}},
+		{`echo $'a\'b'`, [][]string{{"echo", "a'b"}}},
+		{`x=1 y`, [][]string{{"x=1", "y"}}},
+		{`echo "unterminated`, [][]string{{"echo", "unterminated"}}},
+	}
+	for _, tc := range cases {
+		sc := parseShell(tc.src)
+		var got [][]string
+		for _, pl := range sc.pipelines {
+			for _, c := range pl {
+				var ws []string
+				for _, w := range c.words {
+					ws = append(ws, ex.text(w))
+				}
+				got = append(got, ws)
+			}
+		}
+		if !equalWords(got, tc.want) {
+			t.Errorf("parseShell(%q) = %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
+
+func equalWords(a, b [][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if strings.Join(a[i], "\x01") != strings.Join(b[i], "\x01") || len(a[i]) != len(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestParseShellRedirects(t *testing.T) {
+	sc := parseShell("cmd 2>&1 >out 2>>err &>all <in <<EOF >&2\nbody line\nEOF\nnext")
+	if len(sc.pipelines) != 2 {
+		t.Fatalf("pipelines = %d, want 2", len(sc.pipelines))
+	}
+	c := sc.pipelines[0][0]
+	var writes []string
+	for _, r := range c.redirs {
+		if r.writes() {
+			writes = append(writes, wordText(r.target))
+		}
+	}
+	if strings.Join(writes, ",") != "out,err,all" {
+		t.Errorf("written = %q", writes)
+	}
+	if body, ok := c.stdinText(&expander{}); !ok || body != "body line\n" {
+		t.Errorf("heredoc body = %q, %v", body, ok)
+	}
+}
+
+func TestApplyHunks(t *testing.T) {
+	old := "a\nb\nc\nd\n"
+	got, ok := applyHunks(old, []patchHunk{{context: "b", old: []string{"c"}, new: []string{"C", "C2"}}})
+	if !ok || got != "a\nb\nC\nC2\nd\n" {
+		t.Errorf("applyHunks = %q, %v", got, ok)
+	}
+	if _, ok := applyHunks(old, []patchHunk{{old: []string{"zz"}}}); ok {
+		t.Error("a hunk that does not match applied")
+	}
+}
+
+// FuzzTamperShell: no input to the shell reader, the patch reader or the
+// wire makes them panic or hang.
+func FuzzTamperShell(f *testing.F) {
+	for _, s := range []string{
+		"rm -rf ~/.config/runaway", `echo "$(cat <<EOF
+x
+EOF
+)"`, "a 'b", `a "b`, "$(", "${", "`", "$((1+2))", "a <<", "a <<EOF", "cat <<-\tEOF\n\tx\n\tEOF",
+		"x=1; y=$x; rm $y", "find . -exec rm {} \\;", "sudo -u", "env -u", "xargs -I", "timeout",
+		"bash -c", "eval", "python3 -c", "go run", "claude --settings", "codex -c", "\\", "\x00",
+		"*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** Move to: b\n*** End Patch",
+		"*** Add File: \n+", "*** Delete File: /", "cp -t", "ln -s", "find ~ -name '[' -delete", "rm ~/.config/run[",
+		"2>&", "&>", ">|", "<>x", "a |& b", ";;", "((", "))", "$'\\", "${a:-b}", "cd; cd -; cd $(x); rm y",
+	} {
+		f.Add(s)
+	}
+	th := newTamperHome(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		parseShell(s)
+		parsePatch(s)
+		th.check("Bash", bash(s))
+		th.check("apply_patch", bash(s))
+	})
+}
