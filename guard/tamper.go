@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/runaway-guard/runaway/configs"
 )
 
 // The tamper wire: the agent must not switch its own guard off. It denies a
@@ -325,14 +327,12 @@ func (t *tamperCheck) shellInput(input json.RawMessage) *finding {
 	if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
 		var q []string
 		for _, a := range argv {
-			q = append(q, shellQuote(a))
+			q = append(q, configs.ShellQuote(a))
 		}
 		return t.shell(strings.Join(q, " "), cwd, 0)
 	}
 	return nil
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // fileTool checks Claude Code's file tools.
 func (t *tamperCheck) fileTool(tool string, input json.RawMessage) *finding {

@@ -3,12 +3,13 @@ package guard
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/tailscale/hujson"
+
+	"github.com/runaway-guard/runaway/configs"
 )
 
 // How the tamper wire judges a change to a settings file runaway manages:
@@ -97,31 +98,19 @@ func runawayEntries(settings map[string]any, withPosition bool) []string {
 	return out
 }
 
-// isRunawayHandler: runaway's entry is the one whose program is named
-// runaway and whose first argument is hook (the marker setup uses).
+// isRunawayHandler: runaway's entry, by the marker setup uses (the
+// program is named runaway and its first argument is hook), in shell form
+// or exec form (command + args).
 func isRunawayHandler(h map[string]any) bool {
 	cmd, _ := h["command"].(string)
 	if cmd == "" {
 		return false
 	}
 	if args, ok := h["args"].([]any); ok && len(args) > 0 {
-		return isRunawayProgram(cmd) && args[0] == "hook"
+		first, _ := args[0].(string)
+		return configs.IsRunawayCommand(configs.ShellQuote(cmd) + " " + configs.ShellQuote(first))
 	}
-	sc := parseShell(cmd)
-	if len(sc.pipelines) == 0 || len(sc.pipelines[0]) == 0 {
-		return false
-	}
-	words := sc.pipelines[0][0].words
-	if len(words) < 2 {
-		return false
-	}
-	ex := &expander{}
-	return isRunawayProgram(ex.text(words[0])) && ex.text(words[1]) == "hook"
-}
-
-func isRunawayProgram(p string) bool {
-	b := filepath.Base(p)
-	return b == "runaway" || b == "runaway.exe"
+	return configs.IsRunawayCommand(cmd)
 }
 
 // containsAll reports whether have holds every entry of want (as many

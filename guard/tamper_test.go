@@ -470,3 +470,29 @@ EOF
 		th.check("apply_patch", bash(s))
 	})
 }
+
+// BenchmarkTamperWire: the wire's own cost per call, for the calls agents
+// make most and for the ones that make it read a settings file.
+func BenchmarkTamperWire(b *testing.B) {
+	th := newTamperHome(b)
+	calls := []struct {
+		name  string
+		tool  string
+		input any
+	}{
+		{"bash-typical", "Bash", bash("npm test -- --watch=false")},
+		{"bash-pipeline", "Bash", bash(`cd web && rm -rf dist && npm run build 2>&1 | tee build.log; grep -c error build.log > /tmp/errors.txt`)},
+		{"write-project-file", "Write", map[string]any{"file_path": filepath.Join(th.proj, "main.go"), "content": strings.Repeat("x", 4096)}},
+		{"edit-settings", "Edit", map[string]any{"file_path": filepath.Join(th.home, ".claude", "settings.json"), "old_string": `"opus"`, "new_string": `"sonnet"`}},
+		{"read", "Read", map[string]any{"file_path": filepath.Join(th.proj, "main.go")}},
+	}
+	for _, c := range calls {
+		raw, _ := json.Marshal(c.input)
+		in := &Input{ToolName: c.tool, ToolInput: raw, Cwd: th.proj}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				th.hook.tamperWire(in)
+			}
+		})
+	}
+}
