@@ -1,0 +1,195 @@
+package pricing
+
+import (
+	"encoding/json"
+	"math"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestCost(t *testing.T) {
+	tests := []struct {
+		name  string
+		model string
+		u     Usage
+		want  float64
+	}{
+		{"input and output", "claude-sonnet-4-5-20250929", Usage{Input: 100_000, Output: 10_000}, 0.3 + 0.15},
+		{"cache read", "claude-opus-4-5-20251101", Usage{CacheRead: 1_000_000}, 0.5},
+		{"cache write without split: 5m rate", "claude-sonnet-4-6", Usage{CacheCreation: 1_000_000}, 3.75},
+		{"split: 1h part at 1h rate, rest at 5m", "claude-sonnet-4-6", Usage{CacheCreation: 1_000_000, CacheWrite5m: 300_000, CacheWrite1h: 700_000}, 0.3*3.75 + 0.7*6},
+		{"split present but zero: all at 5m", "claude-sonnet-4-6", Usage{CacheCreation: 1_000_000}, 3.75},
+		{"total is max(creation, 5m+1h)", "claude-sonnet-4-6", Usage{CacheCreation: 0, CacheWrite5m: 200_000, CacheWrite1h: 500_000}, 0.2*3.75 + 0.5*6},
+		{"creation above split: the rest at 5m", "claude-sonnet-4-6", Usage{CacheCreation: 1_000_000, CacheWrite1h: 400_000}, 0.6*3.75 + 0.4*6},
+		{"web search per request", "claude-sonnet-4-6", Usage{WebSearch: 3}, 0.03},
+		{"us geo on 4.6+: 1.1x tokens, not searches", "claude-opus-4-8", Usage{Input: 1_000_000, WebSearch: 1, Geo: "us"}, 5*1.1 + 0.01},
+		{"us geo before 4.6: no premium", "claude-haiku-4-5", Usage{Input: 1_000_000, Geo: "us"}, 1},
+		{"fast mode 2x on Opus 4.8", "claude-opus-4-8", Usage{Output: 1_000_000, Speed: "fast"}, 50},
+		{"fast on Opus 4.6 bills standard", "claude-opus-4-6", Usage{Output: 1_000_000, Speed: "fast"}, 25},
+		{"long context: whole request at premium", "claude-sonnet-4-5", Usage{Input: 150_000, CacheRead: 40_000, CacheCreation: 20_000, Output: 10_000},
+			(150_000*6 + 40_000*0.6 + 20_000*7.5 + 10_000*22.5) / 1e6},
+		{"long context: at 200k exactly, standard", "claude-sonnet-4-5", Usage{Input: 200_000}, 0.6},
+		{"no long-context premium on 4.6", "claude-sonnet-4-6", Usage{Input: 300_000}, 0.9},
+		{"codex: cached at cached rate", "gpt-5.1-codex", Usage{Input: 40_000, CacheRead: 60_000, Output: 5_000}, (40_000*1.25 + 60_000*0.125 + 5_000*10) / 1e6},
+		{"openai >272K input tier", "gpt-5.4", Usage{Input: 100_000, CacheRead: 200_000, Output: 1_000}, (100_000*5 + 200_000*0.5 + 1_000*22.5) / 1e6},
+		{"openai at 272K, standard", "gpt-5.4", Usage{Input: 272_000}, 0.272 * 2.5},
+		{"openai cache write rate", "gpt-5.6-sol", Usage{CacheCreation: 100_000}, 0.625},
+		{"bedrock spelling", "converse/jp.anthropic.claude-haiku-4-5-20251001-v1:0", Usage{Input: 1_000_000}, 1},
+		{"1m suffix", "claude-opus-5-5[1m]", Usage{Output: 1_000_000}, 20},
+		{"gpt-5.5-codex alias", "gpt-5.5-codex", Usage{Output: 1_000_000}, 30},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default().Cost(tt.model, tt.u)
+			if !near(c.USD, tt.want) {
+				t.Errorf("Cost(%s, %+v) = %.9f, want %.9f (priced as %s)", tt.model, tt.u, c.USD, tt.want, c.PricedAs)
+			}
+			if c.Estimated {
+				t.Errorf("%s should be in the table", tt.model)
+			}
+		})
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"claude-opus-4-5-20251101":   "claude-opus-4-5",
+		"claude-sonnet-4-5":          "claude-sonnet-4-5",
+		"Claude-Sonnet-4-5[1m]":      "claude-sonnet-4-5",
+		"claude-3-5-haiku@20241022":  "claude-3-5-haiku",
+		"us.anthropic.claude-opus-5": "claude-opus-5",
+		"anthropic/claude-opus-4.6":  "claude-opus-4-6",
+		"gpt-5.1-codex":              "gpt-5.1-codex",
+		"gpt-5-2025-08-07":           "gpt-5",
+		"openai/gpt-5.5":             "gpt-5.5",
+		"codex-mini-latest":          "codex-mini-latest",
+		"claude-opus-4-8-fast":       "claude-opus-4-8",
+	} {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestUnknownModelFallback(t *testing.T) {
+	tab := Default()
+	for model, want := range map[string]string{
+		"claude-opus-9-1":     "claude-opus-5-5", // newest opus by release date
+		"claude-sonnet-7":     "claude-sonnet-5-5",
+		"claude-3-9-haiku":    "claude-haiku-5-5",
+		"gpt-5.9-codex":       "gpt-5.3-codex", // newest of gpt-5-codex
+		"gpt-5.9-codex-ultra": "gpt-5.6-sol",   // no such family: newest gpt-5
+	} {
+		p, est := tab.Lookup(model)
+		if !est || p.ID != want {
+			t.Errorf("Lookup(%s) = %s (estimated %v), want %s estimated", model, p.ID, est, want)
+		}
+	}
+	// No family: the most expensive model in the table.
+	p, est := tab.Lookup("llama-4")
+	if !est {
+		t.Fatal("llama-4 is not in the table")
+	}
+	for _, m := range tab.Models() {
+		if m.Input+m.Output > p.Input+p.Output {
+			t.Errorf("llama-4 priced as %s, but %s costs more", p.ID, m.ID)
+		}
+	}
+	if c := tab.Cost("claude-opus-9-1", Usage{Input: 1}); !c.Estimated {
+		t.Error("Cost of an unknown model must say estimated")
+	}
+}
+
+func TestTableEntriesCarrySourcesAndDates(t *testing.T) {
+	date := regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	seen := map[string]bool{}
+	for _, p := range Default().Models() {
+		if seen[p.ID] {
+			t.Errorf("%s listed twice", p.ID)
+		}
+		seen[p.ID] = true
+		if Normalize(p.ID) != p.ID {
+			t.Errorf("%s is not in normal form", p.ID)
+		}
+		if !date.MatchString(p.Released) || !date.MatchString(p.Checked) {
+			t.Errorf("%s: released %q checked %q", p.ID, p.Released, p.Checked)
+		}
+		src := p.Source
+		if i := strings.IndexByte(src, ' '); i > 0 {
+			src = src[:i]
+		}
+		if u, err := url.Parse(src); (err != nil || u.Scheme != "https") && !strings.HasPrefix(p.Source, "Claude Code ") {
+			t.Errorf("%s: source %q is neither a URL nor the Claude Code binary", p.ID, p.Source)
+		}
+		if p.Input <= 0 || p.Output <= 0 || p.CacheRead <= 0 || p.Family == "" {
+			t.Errorf("%s: incomplete %+v", p.ID, p)
+		}
+		if p.Provider == "anthropic" && (p.CacheWrite <= 0 || p.CacheWrite1h <= 0 || p.WebSearch != 0.01) {
+			t.Errorf("%s: Anthropic entries need both cache-write rates and web search", p.ID)
+		}
+	}
+	for _, must := range []string{"claude-opus-4-8", "claude-sonnet-4-6", "claude-haiku-4-5", "claude-opus-5", "claude-sonnet-5",
+		"claude-opus-5-5", "gpt-5.5", "gpt-5.1-codex", "gpt-5.6-terra", "o3"} {
+		if !seen[must] {
+			t.Errorf("%s missing from the table", must)
+		}
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	var cfg map[string]Override
+	err := json.Unmarshal([]byte(`{
+		"claude-sonnet-4-6": {"input": 1, "output": 2},
+		"my-local-model": {"input": 0.5, "output": 1, "cache_read": 0}
+	}`), &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := Default().With(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tab.Cost("claude-sonnet-4-6-20260101", Usage{Input: 1_000_000, CacheRead: 1_000_000}); !near(c.USD, 1+0.3) || c.Estimated {
+		t.Errorf("override keeps the cache-read rate it did not name: %+v", c)
+	}
+	if c := tab.Cost("my-local-model", Usage{Input: 1_000_000, CacheRead: 1_000_000, CacheCreation: 1_000_000}); !near(c.USD, 0.5+0+0.625) || c.Estimated {
+		t.Errorf("new model: %+v", c)
+	}
+	if c := Default().Cost("claude-sonnet-4-6", Usage{Input: 1_000_000}); !near(c.USD, 3) {
+		t.Errorf("With must not change the default table: %v", c.USD)
+	}
+	for _, bad := range []string{`{"new-model": {"input": 1}}`, `{"gpt-5": {"input": -1}}`} {
+		var o map[string]Override
+		json.Unmarshal([]byte(bad), &o)
+		if _, err := Default().With(o); err == nil {
+			t.Errorf("%s: want an error", bad)
+		}
+	}
+}
+
+func TestLedgerPricesTheDifference(t *testing.T) {
+	tab := Default()
+	var l Ledger
+	// A response first seen with partial output, then with its final usage
+	// that crosses the long-context line only together with the input.
+	first := Usage{Input: 150_000, CacheRead: 51_000, Output: 1}
+	final := Usage{Input: 150_000, CacheRead: 51_000, Output: 900}
+	l.Add(tab, "claude-sonnet-4-5", first, Usage{})
+	l.Add(tab, "claude-sonnet-4-5", final, first)
+	want := tab.Cost("claude-sonnet-4-5", final).USD
+	if !near(l.CostUSD, want) {
+		t.Errorf("ledger %.9f, want the final usage's cost %.9f", l.CostUSD, want)
+	}
+	ms := l.Models["claude-sonnet-4-5"]
+	if ms.OutputTokens != 900 || ms.InputTokens != 150_000 || ms.CacheReadTokens != 51_000 {
+		t.Errorf("tokens %+v", ms)
+	}
+	l.Add(tab, "", Usage{Input: 10}, Usage{})
+	if !l.Estimated || l.Models[UnknownModel] == nil {
+		t.Errorf("usage without a model must be estimated under %s", UnknownModel)
+	}
+}
