@@ -11,11 +11,35 @@ import (
 	"github.com/runaway-guard/runaway/configs"
 )
 
-// The tamper wire: the agent must not switch its own guard off. It denies a
-// tool call that would write or delete runaway's config, state or program,
-// change runaway's entry in an agent's settings file (or switch the agent's
-// hooks off), or run `runaway allow`, `remove` or `setup`. See tamperCheck
-// for what is matched; reading those files stays allowed.
+// The tamper wire: the agent must not switch its own guard off. Only
+// Bash (Claude Code, Codex), Write, Edit, MultiEdit, NotebookEdit and
+// apply_patch calls are looked at. Denied:
+//
+//   - writing, removing, moving or chmod-ing runaway's config folder, state
+//     folder (and anything in them), its installed program or the running
+//     one, or a folder that holds them (rm -rf ~/.local/state);
+//   - Write/Edit/MultiEdit/apply_patch of a Claude Code settings file
+//     ($CLAUDE_CONFIG_DIR/settings.json, any .claude/settings{,.local}.json)
+//     or Codex's hooks.json that drops or changes runaway's entry (Codex: or
+//     moves it, since the trust key names its position), leaves a file
+//     holding it unparseable, or sets disableAllHooks; of Codex's
+//     config.toml that sets [features] hooks/codex_hooks = false or changes
+//     runaway's [hooks.state] record. The edit is tried on the file on
+//     disk; when it cannot be, its strings are judged;
+//   - any shell write to those settings files (the command's effect on
+//     their content is unknown): redirections, tee, cp/mv/install/ln/rsync
+//     onto them, sed/perl/ruby -i, truncate, chmod, dd of=, curl -o,
+//     tar -x -C, go build -o, and the same inside bash -c, eval, $(…),
+//     heredocs and pipes into sh, xargs and find -delete/-exec;
+//   - python/perl/node/ruby… code that names a protected path and writes;
+//   - `runaway allow|remove|setup` by any path or via go run/npx;
+//     `claude --settings` with disableAllHooks; `codex -c features.hooks=false`,
+//     `--disable hooks`, or a -c override of hooks.state turning a hook off.
+//
+// Reading, and naming those paths in an echo, grep or commit message, pass.
+// Paths are resolved (~, $HOME, $XDG_*, $CLAUDE_CONFIG_DIR, $CODEX_HOME,
+// variables assigned earlier in the line, cd, relative to the call's cwd,
+// .., symlinks of what exists) before they are matched.
 
 // tamperHint ends every tamper reason: what the model should do instead.
 const tamperHint = "If a limit is in the way, stop and tell the person: they can change runaway's settings with `runaway allow`, `runaway setup` or `runaway remove` in their own terminal."

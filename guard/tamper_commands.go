@@ -114,6 +114,19 @@ func (t *tamperCheck) command(st *shellState, pl pipeline, idx int) *finding {
 	switch name {
 	case "cd", "pushd":
 		st.cwd = cdTarget(st, rest)
+	case "for", "select":
+		// for NAME in WORDS: the loop's variable stands for the word that
+		// names a protected path, if one does, so that `rm "$f"` in the
+		// body is judged by it.
+		if len(rest) >= 2 && rest[1].text == "in" && isName(rest[0].text) && len(rest) > 2 {
+			st.ex.vars[rest[0].text] = t.likeliestWord(st, rest[2:])
+		}
+	case "unzip":
+		return t.paths(st, optionValues(rest, "-d"), opWrite, false)
+	case "tar", "bsdtar":
+		if extracts(rest) {
+			return t.paths(st, optionValues(rest, "-C", "--directory"), opWrite, false)
+		}
 	case "export", "declare", "typeset", "local", "readonly":
 		for _, w := range words[n+1:] {
 			if name, val, ok := assignment(w); ok {
@@ -181,6 +194,30 @@ func (t *tamperCheck) command(st *shellState, pl pipeline, idx int) *finding {
 		return t.interpreter(st, pl, idx, rest, "cerp")
 	}
 	return nil
+}
+
+// extracts reports a tar extraction: -x, --extract, or xf (old style).
+func extracts(args []arg) bool {
+	for i, a := range args {
+		s := a.text
+		if s == "--extract" || s == "--get" ||
+			strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--") && strings.Contains(s, "x") ||
+			i == 0 && !strings.HasPrefix(s, "-") && strings.Contains(s, "x") {
+			return true
+		}
+	}
+	return false
+}
+
+// likeliestWord is the first word that is or lies in a protected path, or
+// else the first word.
+func (t *tamperCheck) likeliestWord(st *shellState, words []arg) string {
+	for _, w := range words {
+		if p := abs(w.text, st.cwd); w.known() && p != "" && t.classify(p) != notProtected {
+			return w.text
+		}
+	}
+	return words[0].text
 }
 
 // unwrap drops commands that run another command (sudo, env, xargs, time,

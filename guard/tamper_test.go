@@ -174,6 +174,8 @@ func TestTamperShell(t *testing.T) {
 		{"find -delete in state", "Bash", bash("find ~/.local/state/runaway -name '*.json' -delete"), true, "runaway's state"},
 		{"find -delete matching name", "Bash", bash("find ~/.config -name config.json -delete"), true, "HOME/.config/runaway"},
 		{"find exec rm", "Bash", bash(`find ~/.local/state -name 'runaway' -exec rm -rf {} +`), true, "runaway's state"},
+		{"for loop", "Bash", bash("for f in /tmp/a ~/.config/runaway/*; do rm -f \"$f\"; done"), true, "HOME/.config/runaway"},
+		{"tar into config", "Bash", bash("tar -xzf /tmp/backup.tgz -C ~/.config/runaway"), true, "HOME/.config/runaway"},
 		{"xargs rm", "Bash", bash("echo ~/.config/runaway/config.json | xargs rm"), true, cfg},
 		{"replace binary", "Bash", bash("cp /bin/true ~/.local/bin/runaway"), true, "runaway's program (HOME/.local/bin/runaway)"},
 		{"ln -sf binary", "Bash", bash("ln -sf /bin/true $XDG_BIN_HOME/runaway"), true, "HOME/.local/bin/runaway"},
@@ -260,6 +262,8 @@ func TestTamperShell(t *testing.T) {
 		{"claude other settings", "Bash", bash(`claude -p hi --settings '{"model": "opus"}'`), false, ""},
 		{"stderr to dev null", "Bash", bash("ls 2>/dev/null >&2"), false, ""},
 		{"heredoc mentions path", "Bash", bash("cat <<'EOF'\nrm ~/.config/runaway/config.json\nEOF"), false, ""},
+		{"for loop reading", "Bash", bash("for f in ~/.config/runaway/*; do cat \"$f\"; done"), false, ""},
+		{"tar from config", "Bash", bash("tar -czf /tmp/backup.tgz -C ~/.config/runaway ."), false, ""},
 		{"git commit message", "Bash", bash(`git commit -m "stop writing ~/.config/runaway/config.json in tests"`), false, ""},
 		{"empty command", "Bash", bash(""), false, ""},
 	})
