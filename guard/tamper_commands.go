@@ -121,6 +121,11 @@ func (t *tamperCheck) command(st *shellState, pl pipeline, idx int) *finding {
 		if len(rest) >= 2 && rest[1].text == "in" && isName(rest[0].text) && len(rest) > 2 {
 			st.ex.vars[rest[0].text] = t.likeliestWord(st, rest[2:])
 		}
+	case "flock":
+		// Holding a session's lock makes every hook answer "no decision".
+		if ops := operands(rest, "wEc"); len(ops) > 0 {
+			return t.pathArg(st, ops[0], opWrite, false)
+		}
 	case "unzip":
 		return t.paths(st, optionValues(rest, "-d"), opWrite, false)
 	case "tar", "bsdtar":
@@ -738,7 +743,7 @@ var writeHints = []string{
 	"write", "unlink", "remove", "rmtree", "rename", "replace(", "truncate", "chmod", "chown",
 	"symlink", "shutil", "system(", "subprocess", "spawn", "exec", "dump(", "rmsync", "rmdir",
 	"fileutils", "file.delete", "popen", "copy", "move", "'w'", "\"w\"", "'a'", "\"a\"", "'w+'",
-	"\"w+\"", "'wb'", "\"wb\"", "'a+'", "\"a+\"", "'x'", ">", "touch(",
+	"\"w+\"", "'wb'", "\"wb\"", "'a+'", "\"a+\"", "'x'", "'>", "\">", ">>", "touch(",
 }
 
 // code judges a snippet of script code.

@@ -32,6 +32,11 @@ func settingsChange(kind fileKind, path, old string, oldExists bool, next string
 		if kind == claudeSettings && newOK && newV["disableAllHooks"] == true && !(oldOK && oldV["disableAllHooks"] == true) {
 			return &finding{action: "set disableAllHooks in " + path, why: "which switches every hook off, runaway's too"}
 		}
+		if kind == claudeSettings && newOK {
+			if f := envChange(path, oldV, newV); f != nil {
+				return f
+			}
+		}
 		if !oldOK {
 			return nil
 		}
@@ -50,6 +55,29 @@ func settingsChange(kind fileKind, path, old string, oldExists bool, next string
 		}
 	case codexConfig:
 		return codexConfigChange(path, old, next, codexHooksPath)
+	}
+	return nil
+}
+
+// guardEnv reports a variable that, set in a settings file's env (which
+// Claude Code passes to its hooks), changes runaway's limits or where it
+// keeps its files, or skips hooks.
+func guardEnv(name string) bool {
+	switch name {
+	case "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_BIN_HOME", "CLAUDE_CODE_SIMPLE":
+		return true
+	}
+	return strings.HasPrefix(name, "RUNAWAY_")
+}
+
+// envChange: the new file's env sets or changes a variable guardEnv names.
+func envChange(path string, oldV, newV map[string]any) *finding {
+	oldEnv, _ := oldV["env"].(map[string]any)
+	newEnv, _ := newV["env"].(map[string]any)
+	for k, v := range newEnv {
+		if guardEnv(k) && !reflect.DeepEqual(oldEnv[k], v) {
+			return &finding{action: "set " + k + " in the env of " + path, why: "which changes runaway's limits or where it keeps its files"}
+		}
 	}
 	return nil
 }
@@ -233,6 +261,9 @@ func editTouchesHooks(kind fileKind, path, old, new string) *finding {
 		}
 		if strings.Contains(flatOld, `"hooks":`) && !strings.Contains(flat, `"hooks":`) {
 			return &finding{action: "remove the hooks of " + path}
+		}
+		if strings.Contains(new, `"RUNAWAY_`) || strings.Contains(new, `"XDG_STATE_HOME"`) || strings.Contains(new, `"XDG_CONFIG_HOME"`) {
+			return &finding{action: "set runaway's variables in the env of " + path, why: "which changes runaway's limits or where it keeps its files"}
 		}
 	case codexConfig:
 		if strings.Contains(flat, "hooks=false") || strings.Contains(flatOld, "hooks.state") {
