@@ -24,12 +24,14 @@ import (
 //     moves it, since the trust key names its position), leaves a file
 //     holding it unparseable, or sets disableAllHooks; of Codex's
 //     config.toml that sets [features] hooks/codex_hooks = false or changes
-//     runaway's [hooks.state] record. The edit is tried on the file on
-//     disk; when it cannot be, its strings are judged;
+//     runaway's [hooks.state] record; of a Claude Code settings file whose
+//     env sets RUNAWAY_*, HOME, XDG_{CONFIG,STATE,BIN}_HOME or
+//     CLAUDE_CODE_SIMPLE. The edit is tried on the file on disk; when it
+//     cannot be, its strings are judged;
 //   - any shell write to those settings files (the command's effect on
 //     their content is unknown): redirections, tee, cp/mv/install/ln/rsync
 //     onto them, sed/perl/ruby -i, truncate, chmod, dd of=, curl -o,
-//     tar -x -C, go build -o, and the same inside bash -c, eval, $(…),
+//     tar -x -C, go build -o, flock, and the same inside bash -c, eval, $(…),
 //     heredocs and pipes into sh, xargs and find -delete/-exec;
 //   - python/perl/node/ruby… code that names a protected path and writes;
 //   - `runaway allow|remove|setup` by any path or via go run/npx;
