@@ -31,33 +31,46 @@ func TestAllowRaisesCapAndResumedSessionGoesOn(t *testing.T) {
 
 	first := s.runClaude(srv, "spend", claudeOpts{Model: "claude-sonnet-4-6"})
 	sid := first.Result.SessionID
-	if first.Result.TerminalReason != "hook_stopped" || len(s.ranLines()) != 3 {
-		t.Fatalf("first run: terminal_reason %q, %d calls ran; want hook_stopped after 3", first.Result.TerminalReason, len(s.ranLines()))
+	if first.Result.TerminalReason != "hook_stopped" {
+		t.Fatalf("first run: terminal_reason %q, want hook_stopped", first.Result.TerminalReason)
 	}
+	firstStop := checkStoppedAt(t, claudeStopped(t, s, first), 4, claudeLag)
 	if st := s.status("claude", sid); st.State != "stopped" {
 		t.Errorf("runaway status says %q for the stopped session, want stopped", st.State)
 	}
 
 	allow, newCap := s.runAllowFromStopMessage("claude", sid)
 
-	// Resumed, the model's 5th response comes next: the calls go on while
-	// the session's spend (0.30 per response so far) stays under the new cap.
+	// Resumed, the model's next response makes call firstStop+1; the spend
+	// the hook sees at call k is $0.30 × k, and the calls go on while it
+	// stays under the new cap.
 	second := s.runClaude(srv, "go on", claudeOpts{Model: "claude-sonnet-4-6", Resume: sid})
 	if second.Result.SessionID != sid {
 		t.Errorf("resumed run has session %s, want %s", second.Result.SessionID, sid)
 	}
-	wantRan, wantEnd := 3, "completed"
-	for k := 5; k <= calls; k++ {
+	wantStop := 0
+	for k := firstStop + 1; k <= calls; k++ {
 		if float64(k)*perCall >= newCap-1e-9 {
-			wantEnd = "hook_stopped"
+			wantStop = k
 			break
 		}
-		wantRan++
 	}
-	t.Logf("`%s` raised the cap to $%.2f; resumed run: %d calls ran in all, terminal_reason %q, total_cost_usd $%.2f",
-		allow, newCap, len(s.ranLines()), second.Result.TerminalReason, second.Result.TotalCostUSD)
+	stops := claudeStopped(t, s, second)
+	if len(stops) > 0 && stops[0] == firstStop {
+		stops = stops[1:] // the result lists the session's earlier denial too
+	}
+	t.Logf("`%s` raised the cap to $%.2f; resumed run: calls stopped %v, terminal_reason %q, total_cost_usd $%.2f",
+		allow, newCap, stops, second.Result.TerminalReason, second.Result.TotalCostUSD)
+	wantEnd, wantRan := "completed", calls-1
+	if wantStop > 0 {
+		at := checkStoppedAt(t, stops, wantStop, claudeLag)
+		wantEnd, wantRan = "hook_stopped", at-2
+	} else if len(stops) > 0 {
+		t.Errorf("resumed run stopped calls %v under the new cap $%.2f", stops, newCap)
+	}
 	if got := len(s.ranLines()); got != wantRan || second.Result.TerminalReason != wantEnd {
-		t.Errorf("after allow: %d calls ran in all and the run ended %q, want %d and %q (cap $%.2f)", got, second.Result.TerminalReason, wantRan, wantEnd, newCap)
+		t.Errorf("after allow: %d calls ran in all and the run ended %q; want %d and %q (cap $%.2f)",
+			got, second.Result.TerminalReason, wantRan, wantEnd, newCap)
 	}
 }
 

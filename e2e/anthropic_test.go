@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // claudeUsage is the usage a fake Anthropic response reports.
@@ -68,6 +69,9 @@ type claudeScript struct {
 	Sub  []claudeTurn // the subagent's turns
 	// End is the final message's usage (main and subagent alike).
 	End claudeUsage
+	// Latency holds each answer back this long, as a real model's time to
+	// answer does.
+	Latency time.Duration
 }
 
 // anthropicServer is a fake Anthropic Messages API on 127.0.0.1.
@@ -147,6 +151,7 @@ func (s *anthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 	n := len(s.requests)
 	s.mu.Unlock()
 
+	time.Sleep(s.script.Latency)
 	msgID := fmt.Sprintf("msg_%s_%04d", s.nonce, n)
 	toolID := fmt.Sprintf("toolu_%s_%04d", s.nonce, n)
 	var blocks []map[string]any
@@ -243,4 +248,13 @@ func truncate(s string, n int) string {
 		return s[:n]
 	}
 	return strings.TrimSpace(s)
+}
+
+// summary shows the requests in order as role:answer, e.g. "main:Agent sub:Bash".
+func (s *anthropicServer) summary() string {
+	var parts []string
+	for _, r := range s.log() {
+		parts = append(parts, r.Role+":"+r.Answer)
+	}
+	return strings.Join(parts, " ")
 }

@@ -3,6 +3,8 @@ package e2e
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -46,7 +48,9 @@ func TestLoopWireStopsRepeatedFailingCommand(t *testing.T) {
 		srv := newAnthropicServer(t, claudeScript{Main: turns, End: claudeUsage{Input: 1000, Output: 20}})
 		s.installRunaway()
 		r := s.runClaude(srv, "read the missing file", claudeOpts{Model: "claude-sonnet-4-6"})
-		checkClaudeAsked(t, s, r, calls, []int{fires}, "loop")
+		checkStoppedAt(t, claudeStopped(t, s, r), fires, 0)
+		checkClaudeCompleted(t, r)
+		checkDecisions(t, s, "claude", r.Result.SessionID, "loop", "ask", 1)
 		if ran := len(s.ranLines()); ran != calls-1 {
 			t.Errorf("%d calls ran, want %d (all but call %d)", ran, calls-1, fires)
 		}
@@ -90,9 +94,17 @@ func TestFailureWireStopsFailingCommands(t *testing.T) {
 		srv := newAnthropicServer(t, claudeScript{Main: turns, End: claudeUsage{Input: 1000, Output: 20}})
 		s.installRunaway()
 		r := s.runClaude(srv, "try things", claudeOpts{Model: "claude-sonnet-4-6"})
-		checkClaudeAsked(t, s, r, calls, []int{fires}, "failure")
-		if got, want := strings.Join(s.ranLines(), ","), "1,2,3,5"; got != want {
-			t.Errorf("calls that ran: %s, want %s", got, want)
+		at := checkStoppedAt(t, claudeStopped(t, s, r), fires, claudeLag)
+		checkClaudeCompleted(t, r)
+		checkDecisions(t, s, "claude", r.Result.SessionID, "failure", "ask", 1)
+		var want []string
+		for i := 1; i <= calls; i++ {
+			if i != at {
+				want = append(want, strconv.Itoa(i))
+			}
+		}
+		if got := strings.Join(s.ranLines(), ","); got != strings.Join(want, ",") {
+			t.Errorf("calls that ran: %s, want %s", got, strings.Join(want, ","))
 		}
 	})
 
@@ -115,33 +127,52 @@ func TestFailureWireStopsFailingCommands(t *testing.T) {
 	})
 }
 
-// checkClaudeAsked checks a finished Claude Code run in which runaway sent
-// the calls numbered `asked` (1-based) to "ask" and let the others run.
-func checkClaudeAsked(t *testing.T, s *sandbox, r claudeRun, calls int, asked []int, wire string) {
+// claudeStopped checks a finished Claude Code run in which runaway stopped
+// (asked about, denied) some calls, and returns their numbers (1-based, in
+// the order the model made the calls), as -p mode reports them in
+// permission_denials.
+func claudeStopped(t *testing.T, s *sandbox, r claudeRun) []int {
 	t.Helper()
-	if r.Code != 0 || r.Result.TerminalReason != "completed" {
-		t.Errorf("claude exit %d, terminal_reason %q; want 0, completed (an ask does not end a -p run)", r.Code, r.Result.TerminalReason)
-	}
 	tr := s.claudeTranscript(r.Result.SessionID)
 	ids := s.claudeToolUses(tr)
 	results := s.claudeToolResults(tr)
-	if len(ids) != calls || len(results) != calls {
-		t.Fatalf("transcript has %d tool calls and %d results, want %d", len(ids), len(results), calls)
+	if len(results) != len(ids) {
+		t.Errorf("transcript has %d tool calls and %d results", len(ids), len(results))
 	}
-	var want, got []string
-	for _, i := range asked {
-		want = append(want, ids[i-1])
-		if res := results[i-1]; !res.Failed {
-			t.Errorf("call %d: result %q is not marked failed", i, res.Text)
-		}
-	}
+	var calls []int
 	for _, d := range r.Result.PermissionDenials {
-		got = append(got, d.ToolUseID)
+		i := slices.Index(ids, d.ToolUseID)
+		if i < 0 {
+			t.Fatalf("permission denial %s is no tool call of the transcript", d.ToolUseID)
+		}
+		if i < len(results) && !results[i].Failed {
+			t.Errorf("call %d was stopped but its result %q is not marked failed", i+1, results[i].Text)
+		}
+		calls = append(calls, i+1)
 	}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("permission_denials are calls %v, want %v (calls %v)", got, want, asked)
+	return calls
+}
+
+// claudeLag is the one call a Claude Code transcript wire may come late by:
+// Claude Code writes its transcript asynchronously, and in about a third of
+// the hook calls observed here the response that made the call (and now and
+// then the previous call's result) was not in the file yet when the hook
+// ran, so what the hook reads from the transcript can be one response
+// behind. Wires that read only the hook input (loop) are exact.
+const claudeLag = 1
+
+// checkStoppedAt checks that the run stopped exactly the call want, or for a
+// transcript wire the call after it, and returns the one it stopped.
+func checkStoppedAt(t *testing.T, got []int, want, lag int) int {
+	t.Helper()
+	if len(got) != 1 || got[0] < want || got[0] > want+lag {
+		t.Errorf("stopped calls %v, want call %d (or up to %d later: the transcript lag)", got, want, lag)
+		return want
 	}
-	checkDecisions(t, s, "claude", r.Result.SessionID, wire, "ask", len(asked))
+	if got[0] != want {
+		t.Logf("stopped call %d, %d late: Claude Code had not written the transcript yet", got[0], got[0]-want)
+	}
+	return got[0]
 }
 
 // checkCodexDenied checks a finished Codex run in which runaway denied the
@@ -171,13 +202,22 @@ func checkCodexDenied(t *testing.T, s *sandbox, r codexRun, calls int, denied []
 	checkDecisions(t, s, "codex", r.Session(), wire, "", len(denied))
 }
 
+// checkClaudeCompleted checks the run went on to its end: an ask does not
+// end a -p run.
+func checkClaudeCompleted(t *testing.T, r claudeRun) {
+	t.Helper()
+	if r.Code != 0 || r.Result.TerminalReason != "completed" {
+		t.Errorf("claude exit %d, terminal_reason %q; want 0, completed", r.Code, r.Result.TerminalReason)
+	}
+}
+
 // checkDecisions checks runaway's decision log holds n decisions of the wire
-// for the session (and of the kind, unless kind is "").
+// for the session, of the kind (with kind "", of any kind but warn).
 func checkDecisions(t *testing.T, s *sandbox, harness, session, wire, kind string, n int) {
 	t.Helper()
 	got := 0
 	for _, d := range s.decisions() {
-		if d.Harness == harness && d.Session == session && d.Wire == wire && (kind == "" || d.Decision == kind) {
+		if d.Harness == harness && d.Session == session && d.Wire == wire && (d.Decision == kind || kind == "" && d.Decision != "warn") {
 			got++
 		}
 	}

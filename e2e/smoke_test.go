@@ -47,7 +47,7 @@ func TestSmokeClaudeCallsHookPerToolCall(t *testing.T) {
 	if u := srv.Unexpected(); len(u) > 0 {
 		t.Errorf("unexpected requests: %v", u)
 	}
-	t.Logf("requests: %+v", srv.log())
+	t.Logf("requests: %s", srv.summary())
 }
 
 func TestSmokeCodexCallsHookPerToolCall(t *testing.T) {

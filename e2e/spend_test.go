@@ -36,17 +36,17 @@ func TestSpendWireWarnsThenStopsAtCap(t *testing.T) {
 		if r.Result.TerminalReason != "hook_stopped" {
 			t.Errorf("terminal_reason %q, want hook_stopped", r.Result.TerminalReason)
 		}
-		if got := len(s.ranLines()); got != 3 {
-			t.Errorf("%d calls ran, want 3 (the 4th reaches the cap)", got)
+		at := checkStoppedAt(t, claudeStopped(t, s, r), 4, claudeLag)
+		if got := len(s.ranLines()); got != at-1 {
+			t.Errorf("%d calls ran, want %d: the turn ends at the cap", got, at-1)
 		}
-		if got := srv.count("main"); got != 4 {
-			t.Errorf("the model was asked %d times, want 4: the turn ends at the cap", got)
+		if got := srv.count("main"); got != at {
+			t.Errorf("the model was asked %d times, want %d: the turn ends at the cap", got, at)
 		}
-		if len(r.Result.PermissionDenials) != 1 {
-			t.Errorf("permission_denials %+v, want the call at the cap", r.Result.PermissionDenials)
-		}
-		checkDecisions(t, s, "claude", r.Result.SessionID, "spend", "warn", 1)
 		checkDecisions(t, s, "claude", r.Result.SessionID, "spend", "stop", 1)
+		if at == 4 {
+			checkDecisions(t, s, "claude", r.Result.SessionID, "spend", "warn", 1)
+		}
 	})
 
 	t.Run("codex", func(t *testing.T) {
@@ -66,6 +66,9 @@ func TestSpendWireWarnsThenStopsAtCap(t *testing.T) {
 		s.installRunaway()
 		r := s.runCodex(srv, "spend", nil)
 		checkCodexDenied(t, s, r, calls, []int{4, 5, 6}, "spend")
+		if got := len(s.ranLines()); got != 3 {
+			t.Errorf("%d calls ran, want 3", got)
+		}
 		for _, reason := range r.Blocked() {
 			if !strings.Contains(reason, "runaway allow") {
 				t.Errorf("the cap message does not name the command that raises the cap: %q", reason)
@@ -96,11 +99,18 @@ func TestSpendWireCountsClaudeSubagent(t *testing.T) {
 	})
 	s.installRunaway()
 	r := s.runClaude(srv, "delegate", claudeOpts{Model: "claude-sonnet-4-6"})
-	if got := len(s.ranLines()); got != 3 {
+	// The subagent's 4th call reaches the cap (its transcript, like the
+	// main one, may be one response behind when the hook reads it).
+	if got := len(s.ranLines()); got < 3 || got > 3+claudeLag {
 		t.Errorf("the subagent ran %d calls, want 3 (its 4th reaches the cap)", got)
+	} else if got > 3 {
+		t.Logf("the subagent's call %d was stopped, %d late: Claude Code had not written the transcript yet", got+1, got-3)
+	}
+	if got, max := srv.count("sub"), 4+claudeLag; got > max {
+		t.Errorf("the subagent asked the model %d times after it was stopped, want at most %d", got, max)
 	}
 	checkDecisions(t, s, "claude", r.Result.SessionID, "spend", "stop", 1)
-	t.Logf("with the subagent stopped: terminal_reason %q, permission_denials %d, requests %+v", r.Result.TerminalReason, len(r.Result.PermissionDenials), srv.log())
+	t.Logf("with the subagent stopped: terminal_reason %q, permission_denials %d, requests %s", r.Result.TerminalReason, len(r.Result.PermissionDenials), srv.summary())
 }
 
 // statusView is one session in `runaway status --json`.
