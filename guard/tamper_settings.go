@@ -27,8 +27,10 @@ func settingsChange(kind fileKind, path, old string, oldExists bool, next string
 	}
 	switch kind {
 	case claudeSettings, codexHooks:
-		oldV, oldOK := parseSettingsJSON(old)
-		newV, newOK := parseSettingsJSON(next)
+		oldV, oldOK := parseSettingsJSON(old, false)
+		// Both agents reject comments and trailing commas: a file with them
+		// loses its hooks.
+		newV, newOK := parseSettingsJSON(next, true)
 		if kind == claudeSettings && newOK && newV["disableAllHooks"] == true && !(oldOK && oldV["disableAllHooks"] == true) {
 			return &finding{action: "set disableAllHooks in " + path, why: "which switches every hook off, runaway's too"}
 		}
@@ -82,13 +84,19 @@ func envChange(path string, oldV, newV map[string]any) *finding {
 	return nil
 }
 
-func parseSettingsJSON(s string) (map[string]any, bool) {
-	if strings.TrimSpace(strings.TrimPrefix(s, "\ufeff")) == "" {
+// parseSettingsJSON parses a settings file (missing or empty: `{}`);
+// strict refuses comments and trailing commas.
+func parseSettingsJSON(s string, strict bool) (map[string]any, bool) {
+	s = strings.TrimPrefix(s, "\ufeff")
+	if strings.TrimSpace(s) == "" {
 		return map[string]any{}, true
 	}
-	b, err := hujson.Standardize([]byte(strings.TrimPrefix(s, "\ufeff")))
-	if err != nil {
-		return nil, false
+	b := []byte(s)
+	if !strict {
+		var err error
+		if b, err = hujson.Standardize(b); err != nil {
+			return nil, false
+		}
 	}
 	var m map[string]any
 	if json.Unmarshal(b, &m) != nil || m == nil {
@@ -219,7 +227,7 @@ func runawayTrustKeys(hooksPath string) map[string]bool {
 	if err != nil {
 		return nil
 	}
-	v, ok := parseSettingsJSON(data)
+	v, ok := parseSettingsJSON(data, false)
 	if !ok {
 		return nil
 	}

@@ -301,6 +301,7 @@ trusted_hash = "sha256:000000000000000000000000000000000000000000000000000000000
 		{"Write drops runaway entry", "Write", map[string]any{"file_path": settings, "content": withoutRunaway}, true, "remove or change runaway's hook entry in " + settings},
 		{"Write sets disableAllHooks", "Write", map[string]any{"file_path": settings, "content": `{"disableAllHooks": true, "hooks": {}}`}, true, "set disableAllHooks"},
 		{"Write invalid JSON", "Write", map[string]any{"file_path": settings, "content": `{"hooks": `}, true, "unreadable"},
+		{"Write with a comment", "Write", map[string]any{"file_path": settings, "content": "// the agent's note\n" + otherKey}, true, "unreadable"},
 		{"Write changes runaway's matcher", "Write", map[string]any{"file_path": settings, "content": strings.Replace(otherKey, `"matcher": ""`, `"matcher": "Read"`, 1)}, true, "runaway's hook entry"},
 		{"Edit removes runaway entry", "Edit", map[string]any{"file_path": settings, "old_string": runaway, "new_string": `"command": "true"`}, true, "runaway's hook entry"},
 		{"Edit sets disableAllHooks", "Edit", map[string]any{"file_path": settings, "old_string": `"model": "opus",`, "new_string": `"model": "opus", "disableAllHooks": true,`}, true, "disableAllHooks"},
