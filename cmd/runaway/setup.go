@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -62,6 +64,9 @@ Without a terminal it needs --yes.`,
 
 func runSetup(cmd *cobra.Command, opts installer.SetupOptions, yes, dryRun bool) error {
 	out := cmd.OutOrStdout()
+	if !yes && !dryRun && isTerminal(cmd.InOrStdin()) && isTerminal(out) {
+		return runWizard(cmd, opts)
+	}
 	plan, err := installer.PlanSetup(opts)
 	if err != nil {
 		return planError(err, "setup")
@@ -93,6 +98,39 @@ func runSetup(cmd *cobra.Command, opts installer.SetupOptions, yes, dryRun bool)
 			fmt.Fprintln(out, "  "+t)
 		}
 	}
+	return nil
+}
+
+// runWizard asks for the choices on the terminal, then applies the plan
+// the person said yes to, as `setup --yes` would.
+func runWizard(cmd *cobra.Command, opts installer.SetupOptions) error {
+	out := cmd.OutOrStdout()
+	// Where the terminal turns ctrl-c into SIGINT (accessible mode), it
+	// cancels too: nothing is written before the last yes.
+	interrupted := make(chan os.Signal, 1)
+	signal.Notify(interrupted, os.Interrupt)
+	go func() {
+		if _, ok := <-interrupted; ok {
+			os.Exit(reportError(cmd.ErrOrStderr(), errCancelled))
+		}
+	}()
+	w := installer.Wizard{In: cmd.InOrStdin(), Out: out, Accessible: os.Getenv("ACCESSIBLE") != "", Options: opts}
+	plan, err := w.Run()
+	signal.Stop(interrupted)
+	close(interrupted)
+	switch {
+	case errors.Is(err, installer.ErrCancelled):
+		return errCancelled
+	case err != nil:
+		return planError(err, "setup")
+	case plan.Empty():
+		fmt.Fprintln(out, "nothing to change: runaway is set up")
+		return nil
+	}
+	if err := plan.Apply(); err != nil {
+		return failf([]string{"runaway setup"}, "%v", err)
+	}
+	printLines(out, plan.AfterSetup())
 	return nil
 }
 
