@@ -349,14 +349,7 @@ func (p *shellParser) readWord() shellWord {
 			p.dollar(&w, false)
 		case c == '`':
 			flush(false)
-			p.i++
-			end := strings.IndexByte(p.src[p.i:], '`')
-			if end < 0 {
-				end = len(p.src) - p.i
-			}
-			p.script.subs = append(p.script.subs, p.src[p.i:p.i+end])
-			p.i = min(len(p.src), p.i+end+1)
-			w.parts = append(w.parts, wordPart{kind: partUnknown})
+			p.backticks(&w, false)
 		default:
 			lit.WriteByte(c)
 			p.i++
@@ -404,20 +397,26 @@ func (p *shellParser) doubleQuoted(w *shellWord) {
 			p.dollar(w, true)
 		case '`':
 			flush()
-			p.i++
-			end := strings.IndexByte(p.src[p.i:], '`')
-			if end < 0 {
-				end = len(p.src) - p.i
-			}
-			p.script.subs = append(p.script.subs, p.src[p.i:p.i+end])
-			p.i = min(len(p.src), p.i+end+1)
-			w.parts = append(w.parts, wordPart{kind: partUnknown, quoted: true})
+			p.backticks(w, true)
 		default:
 			lit.WriteByte(c)
 			p.i++
 		}
 	}
 	flush()
+}
+
+// backticks reads `…` at p.i: a command run for its output, checked as a
+// script of its own; the word's part is unknown.
+func (p *shellParser) backticks(w *shellWord, quoted bool) {
+	p.i++
+	end := strings.IndexByte(p.src[p.i:], '`')
+	if end < 0 {
+		end = len(p.src) - p.i
+	}
+	p.script.subs = append(p.script.subs, p.src[p.i:p.i+end])
+	p.i = min(len(p.src), p.i+end+1)
+	w.parts = append(w.parts, wordPart{kind: partUnknown, quoted: quoted})
 }
 
 // dollar reads an expansion at p.i (a '$').
