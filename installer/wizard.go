@@ -126,7 +126,7 @@ func (w Wizard) Run() (*SetupPlan, error) {
 		huh.NewGroup(
 			huh.NewSelect[string]().
 				Title("Spend cap per session").
-				Description(w.text("At the cap runaway denies the next call and ends the turn; `runaway allow` raises it.")).
+				Description("At the cap runaway denies the next call and ends the turn; `runaway allow` raises it.").
 				Options(capOptions...).
 				Value(&capChoice),
 		),
