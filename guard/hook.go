@@ -26,15 +26,17 @@ const DeadlineEnv = "RUNAWAY_HOOK_DEADLINE"
 
 // Hook runs one hook call. The zero value is not usable: fill in the paths.
 type Hook struct {
-	StateDir   string                 // runaway's state folder
-	ConfigPath string                 // runaway's config file
-	BinPath    string                 // runaway's installed program (the tamper wire guards it)
-	Getenv     func(string) string    // the environment (overrides)
-	Now        func() time.Time       // the clock
-	Stderr     io.Writer              // where errors go when the error log cannot be written
-	Deadline   time.Duration          // 0: DefaultDeadline, or $RUNAWAY_HOOK_DEADLINE
-	LockWait   time.Duration          // 0: the store's default
-	extraWire  func(*Session) Verdict // tests only: a wire that misbehaves
+	StateDir   string              // runaway's state folder
+	ConfigPath string              // runaway's config file
+	BinPath    string              // runaway's installed program (the tamper wire guards it)
+	Getenv     func(string) string // the environment (overrides)
+	Now        func() time.Time    // the clock
+	Stderr     io.Writer           // where errors go when the error log cannot be written
+	Deadline   time.Duration       // 0: DefaultDeadline, or $RUNAWAY_HOOK_DEADLINE
+	LockWait   time.Duration       // 0: the store's default
+	// Prices builds the pricer for a policy; nil: NewPricer.
+	Prices    func(configs.Policy) (Pricer, []error)
+	extraWire func(*Session) Verdict // tests only: a wire that misbehaves
 }
 
 // call is one tool call on its way through the wires.
@@ -69,13 +71,19 @@ func (h *Hook) Run(stdin io.Reader, stdout io.Writer, hint string) {
 		done <- out
 	}()
 
+	var out []byte
 	select {
-	case out := <-done:
-		if len(out) > 0 {
-			_, _ = stdout.Write(out)
-		}
+	case out = <-done:
 	case <-ctx.Done():
+	}
+	if ctx.Err() != nil {
+		// An answer that comes at the deadline is dropped too, so that the
+		// outcome does not depend on which of the two select picked.
 		errs.Log("hook "+hint, fmt.Errorf("no answer within the hook's deadline; answered no decision"))
+		return
+	}
+	if len(out) > 0 {
+		_, _ = stdout.Write(out)
 	}
 }
 
@@ -145,7 +153,8 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byt
 
 	c := &call{in: in, policy: policy, sess: locked.Session, now: h.now()}
 	c.Call = Call{Fingerprint: Fingerprint(in.ToolName, in.ToolInput), Tool: in.ToolName, Summary: Summarize(in.ToolName, in.ToolInput)}
-	ans := h.runWires(c)
+	daily := h.readSpend(ctx, c)
+	ans := h.runWires(c, daily)
 
 	if err := ctx.Err(); err != nil {
 		// Too late: the answer would not be printed; keep state as it was.
@@ -160,8 +169,57 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byt
 	return ans.Encode(in.Harness), nil
 }
 
+// readSpend brings the session's spend and failure run up to date with its
+// transcripts' new bytes, within a share of the deadline: a huge first read
+// goes on at the next call. It returns the day's spend across sessions, or
+// -1 without a daily cap. Errors are logged; the wires work with what was read.
+func (h *Hook) readSpend(ctx context.Context, c *call) float64 {
+	s := c.sess
+	s.notePrompt(c.in.PromptID + c.in.TurnID)
+	before := s.Spend.USD
+	rctx, cancel := context.WithTimeout(ctx, h.readBudget(ctx))
+	defer cancel()
+	if _, err := s.readTranscripts(rctx, c.in.Harness, c.in.TranscriptPath, h.pricer(c.policy)); err != nil {
+		h.errorLog().Log("transcript", err)
+	}
+	daily, err := h.trackDay(ctx, s, s.Spend.USD-before, c.now, c.policy)
+	if err != nil {
+		h.errorLog().Log("daily cap", err)
+	}
+	return daily
+}
+
+// readBudget leaves a third of what remains of the deadline for the rest
+// of the hook.
+func (h *Hook) readBudget(ctx context.Context) time.Duration {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return DefaultDeadline
+	}
+	return time.Until(dl) * 2 / 3
+}
+
+func (h *Hook) pricer(p configs.Policy) Pricer {
+	build := h.Prices
+	if build == nil {
+		build = NewPricer
+	}
+	pr, errs := build(p)
+	for _, err := range errs {
+		h.errorLog().Log("config", err)
+	}
+	return pr
+}
+
+func (h *Hook) lockWait() time.Duration {
+	if h.LockWait > 0 {
+		return h.LockWait
+	}
+	return defaultLockWait
+}
+
 // runWires updates the session with the call and runs every wire on it.
-func (h *Hook) runWires(c *call) Answer {
+func (h *Hook) runWires(c *call, daily float64) Answer {
 	s := c.sess
 	if s.Started.IsZero() {
 		s.Started = c.now
@@ -178,9 +236,17 @@ func (h *Hook) runWires(c *call) Answer {
 		}
 	}
 	add(loopWire(s, c.Call, c.policy.RepeatRun))
+	add(failureWire(s, c.policy.FailureRun))
+	for _, v := range spendWire(s, c.policy, daily) {
+		add(v)
+	}
 	add(h.tamperWire(c.in))
 	if h.extraWire != nil {
 		add(h.extraWire(s))
+	}
+	if ans.Kind() >= Ask {
+		// Its result comes back failed; the failure wire must not count it.
+		s.noteOurs(c.in.ToolUseID)
 	}
 	return ans
 }

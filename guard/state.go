@@ -33,6 +33,10 @@ type Session struct {
 	Recent []Call `json:"recent,omitempty"`
 	// Last is the last decision that did something.
 	Last *Decision `json:"last_decision,omitempty"`
+	// Spend is what the session's transcripts say it spent.
+	Spend Spend `json:"spend"`
+	// Failures is the failure wire's run.
+	Failures Failures `json:"failures"`
 }
 
 // Call is one tool call as the loop wire remembers it.
@@ -54,7 +58,7 @@ type Decision struct {
 	Summary  string    `json:"summary"`
 }
 
-const stateVersion = 1
+const stateVersion = 2
 
 // Store keeps sessions' state under dir (runaway's state folder), one file
 // per (harness, session), each written atomically under an exclusive lock.
@@ -64,6 +68,10 @@ type Store struct {
 	// session (agents run hooks of parallel tool calls in parallel).
 	LockWait time.Duration
 }
+
+// defaultLockWait is how long a hook waits for a lock before it gives up
+// and answers "no decision".
+const defaultLockWait = 500 * time.Millisecond
 
 // ErrLocked is returned when the session's lock was not had in time.
 var ErrLocked = errors.New("session state is locked by another runaway process")
@@ -109,7 +117,7 @@ func (s *Store) Open(ctx context.Context, h Harness, id string) (*Locked, error)
 	lk := flock.New(base+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	wait := s.LockWait
 	if wait <= 0 {
-		wait = 500 * time.Millisecond
+		wait = defaultLockWait
 	}
 	lctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()

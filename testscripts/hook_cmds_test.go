@@ -12,6 +12,7 @@ func init() {
 	scriptCmds["holdlock"] = holdLock
 	scriptCmds["releaselock"] = releaseLock
 	scriptCmds["bigfile"] = bigFile
+	scriptCmds["append"] = appendFile
 	scriptConds["root"] = func() bool { return os.Geteuid() == 0 }
 }
 
@@ -61,4 +62,21 @@ func bigFile(ts *testscript.TestScript, neg bool, args []string) {
 		buf[i] = 'x'
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), buf, 0o644))
+}
+
+// append DST SRC... appends the files SRC to DST, as an agent appends to
+// its transcript between two tool calls.
+func appendFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: append DST SRC...")
+	}
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	ts.Check(err)
+	defer f.Close()
+	for _, src := range args[1:] {
+		data, err := os.ReadFile(ts.MkAbs(src))
+		ts.Check(err)
+		_, err = f.Write(data)
+		ts.Check(err)
+	}
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/guard"
+)
+
+func init() { register(newAllowCmd) }
+
+type allowOptions struct {
+	session string
+	add     float64
+	prompt  bool
+}
+
+func newAllowCmd() *cobra.Command {
+	var o allowOptions
+	cmd := &cobra.Command{
+		Use:   "allow [SESSION] --add USD",
+		Short: "Raise a session's spend cap (run it in your own terminal)",
+		Long: `allow raises one session's cap by USD dollars: by default the session most
+recently stopped, or the one whose id starts with SESSION. With --prompt it
+raises the cap of the session's current prompt instead.
+
+An agent cannot run allow: it refuses inside an agent's tool call.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.session = args[0]
+			}
+			return runAllow(cmd.OutOrStdout(), o)
+		},
+	}
+	cmd.Flags().Float64Var(&o.add, "add", 0, "dollars to add to the cap")
+	cmd.Flags().BoolVar(&o.prompt, "prompt", false, "raise the current prompt's cap, not the session's")
+	_ = cmd.MarkFlagRequired("add")
+	return cmd
+}
+
+func runAllow(w io.Writer, o allowOptions) error {
+	if v := guard.InsideAgent(os.Getenv); v != "" {
+		return failf([]string{"run `runaway allow` yourself, in your own terminal"},
+			"allow refuses to run inside an agent's tool call (%s is set): only the person raises a cap", v)
+	}
+	if o.add <= 0 {
+		return usageError(fmt.Errorf("--add takes a positive amount of dollars, not %g", o.add))
+	}
+	store := &guard.Store{Dir: stateDir()}
+	found, err := store.Find(o.session)
+	if err != nil {
+		return failf([]string{"runaway status"}, "%v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	sess, err := store.Allow(ctx, found.Harness, found.SessionID, o.add, o.prompt)
+	if err != nil {
+		return failf([]string{fmt.Sprintf("runaway allow %s --add %g", found.SessionID, o.add)}, "raising the cap: %v", err)
+	}
+	policy, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
+	if o.prompt {
+		fmt.Fprintf(w, "Raised the prompt cap of %s session %s by $%.2f to $%.2f (spent on this prompt: $%.2f).\n",
+			sess.Harness, sess.SessionID, o.add, sess.PromptCap(policy), sess.Spend.Prompt.USD(sess.Spend.USD))
+		return nil
+	}
+	fmt.Fprintf(w, "Raised the cap of %s session %s by $%.2f to $%.2f (spent: $%.2f).\n",
+		sess.Harness, sess.SessionID, o.add, sess.SessionCap(policy), sess.Spend.USD)
+	if sess.Harness == guard.Claude {
+		fmt.Fprintf(w, "To go on: claude --resume %s\n", sess.SessionID)
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/guard"
+)
+
+func init() { register(newStatusCmd) }
+
+type statusOptions struct {
+	session string
+	json    bool
+}
+
+func newStatusCmd() *cobra.Command {
+	var o statusOptions
+	cmd := &cobra.Command{
+		Use:   "status [SESSION]",
+		Short: "Show what each guarded session spent and what runaway decided",
+		Long: `status lists the sessions runaway guards, most recent first: agent, project
+folder, models, spend against the cap, warned or stopped, the failure and
+repeat runs, the last decision and the last activity. SESSION is a session
+id or its first characters. Spend is brought up to date with the
+transcripts as status runs; status itself writes nothing.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.session = args[0]
+			}
+			return runStatus(cmd.OutOrStdout(), o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON for scripts")
+	return cmd
+}
+
+func runStatus(w io.Writer, o statusOptions) error {
+	policy, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
+	store := &guard.Store{Dir: stateDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pricer, _ := guard.NewPricer(policy)
+	views, err := store.Views(ctx, o.session, policy, pricer)
+	if err != nil {
+		return failf([]string{"runaway doctor"}, "reading runaway's state: %v", err)
+	}
+	if o.session != "" && len(views) == 0 {
+		return failf([]string{"runaway status"}, "no guarded session id starts with %q", o.session)
+	}
+	if o.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"sessions": views})
+	}
+	if len(views) == 0 {
+		fmt.Fprintln(w, "No guarded sessions yet: runaway's hook has not run.")
+		fmt.Fprintln(w, "hint: runaway doctor")
+		return nil
+	}
+	printStatus(w, views)
+	if n := recentErrors(); n > 0 {
+		fmt.Fprintf(w, "\n%d hook errors in %s; runaway doctor explains.\n", n, filepath.Join(stateDir(), guard.ErrorLogName))
+	}
+	return nil
+}
+
+func printStatus(w io.Writer, views []guard.View) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tSESSION\tPROJECT\tMODELS\tSPEND / CAP\tSTATE\tRUNS\tLAST DECISION\tACTIVE")
+	now := time.Now()
+	for _, v := range views {
+		last := "-"
+		if d := v.LastDecision; d != nil {
+			last = d.Wire + " " + d.Decision
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			v.Harness, short(v.SessionID), home(v.Cwd), models(v.Models), v.Spend(), v.State, v.Runs(), last, ago(now, v.UpdatedAt))
+	}
+	tw.Flush()
+}
+
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func home(p string) string {
+	if h, err := os.UserHomeDir(); err == nil && h != "" && strings.HasPrefix(p, h) {
+		return "~" + strings.TrimPrefix(p, h)
+	}
+	if p == "" {
+		return "-"
+	}
+	return p
+}
+
+func models(m []string) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	return strings.Join(m, ",")
+}
+
+func ago(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case t.IsZero():
+		return "-"
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return t.Local().Format(time.DateOnly)
+}
+
+// recentErrors counts the lines of the hook's error log.
+func recentErrors() int {
+	data, err := os.ReadFile(filepath.Join(stateDir(), guard.ErrorLogName))
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(data), "\n")
+}

@@ -1,0 +1,265 @@
+package guard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/transcripts"
+)
+
+// Spend is what a session spent, as its transcripts tell, and where the
+// spend wire stands against its caps.
+type Spend struct {
+	// Transcript is the session's main transcript; Pos is how far it and
+	// its subagents' files have been read.
+	Transcript string               `json:"transcript,omitempty"`
+	Pos        transcripts.Position `json:"pos"`
+	USD        float64              `json:"usd"`
+	// Estimated: some of USD was priced from a model not in the table.
+	Estimated bool              `json:"estimated,omitempty"`
+	Models    []string          `json:"models,omitempty"`
+	Tokens    transcripts.Usage `json:"tokens"`
+	// Allowed is what `runaway allow` added to the session cap.
+	Allowed float64 `json:"allowed_usd,omitempty"`
+	// WarnedCap is the cap the warning was given for: a raised cap warns
+	// again when it is neared again.
+	WarnedCap float64 `json:"warned_cap,omitempty"`
+	Stopped   bool    `json:"stopped,omitempty"`
+	Prompt    Prompt  `json:"prompt"`
+	// Day is the local day DayUSD was spent in, for the daily cap.
+	Day    string  `json:"day,omitempty"`
+	DayUSD float64 `json:"day_usd,omitempty"`
+}
+
+// Prompt is the spend of the current prompt (Claude Code's prompt_id,
+// Codex's turn_id): everything since it was first seen.
+type Prompt struct {
+	ID        string  `json:"id,omitempty"`
+	StartUSD  float64 `json:"start_usd,omitempty"`
+	Allowed   float64 `json:"allowed_usd,omitempty"`
+	WarnedCap float64 `json:"warned_cap,omitempty"`
+	Stopped   bool    `json:"stopped,omitempty"`
+}
+
+// USD is what the prompt has spent so far.
+func (p Prompt) USD(session float64) float64 { return session - p.StartUSD }
+
+// Pricer prices one response's usage.
+type Pricer interface {
+	Cost(model string, u transcripts.Usage) (usd float64, estimated bool)
+}
+
+// SessionCap is the session's cap: the policy's plus what was allowed.
+// Zero means no cap.
+func (s *Session) SessionCap(p configs.Policy) float64 {
+	if p.SessionCapUSD <= 0 {
+		return 0
+	}
+	return p.SessionCapUSD + s.Spend.Allowed
+}
+
+// PromptCap is the current prompt's cap, zero for none.
+func (s *Session) PromptCap(p configs.Policy) float64 {
+	if p.PromptCapUSD <= 0 {
+		return 0
+	}
+	return p.PromptCapUSD + s.Spend.Prompt.Allowed
+}
+
+// notePrompt starts the prompt's count when a new prompt is first seen,
+// before the transcript's new bytes (its first responses) are read.
+func (s *Session) notePrompt(id string) {
+	if id == "" || id == s.Spend.Prompt.ID {
+		return
+	}
+	s.Spend.Prompt = Prompt{ID: id, StartUSD: s.Spend.USD}
+}
+
+// addResponse adds one response record to the spend: its usage less what
+// an earlier record of the same response counted (see transcripts).
+func (s *Session) addResponse(r transcripts.Response, p Pricer) {
+	now, est := p.Cost(r.Model, r.Usage)
+	before, _ := p.Cost(r.Model, r.Counted)
+	s.Spend.USD += now - before
+	s.Spend.Estimated = s.Spend.Estimated || est
+	s.Spend.Tokens = s.Spend.Tokens.Add(r.Usage).Sub(r.Counted)
+	if r.Model != "" && !slices.Contains(s.Spend.Models, r.Model) && len(s.Spend.Models) < 8 {
+		s.Spend.Models = append(s.Spend.Models, r.Model)
+	}
+}
+
+// chooseTranscript picks the file to read. The first transcript a session
+// names is kept: Codex sends a subagent's own rollout with the root
+// session's id, and the root's reader finds the subagents itself.
+func (s *Session) chooseTranscript(path string) string {
+	if s.Spend.Transcript != "" {
+		if _, err := os.Stat(s.Spend.Transcript); err == nil {
+			return s.Spend.Transcript
+		}
+	}
+	if path == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if path != s.Spend.Transcript {
+		// A new file: its reading starts over, and so does its total.
+		s.Spend.USD, s.Spend.Tokens, s.Spend.Models, s.Spend.Estimated = 0, transcripts.Usage{}, nil, false
+		s.Spend.Pos = transcripts.Position{}
+		s.Spend.Prompt.StartUSD = 0
+		s.Spend.Transcript = path
+	}
+	return path
+}
+
+// readTranscripts brings the session up to date with the new bytes of its
+// transcripts: spend from responses, the failure run from tool results.
+// A transcript that does not exist yet is no error (Claude Code writes it
+// asynchronously). more is true when ctx cut the read short.
+func (s *Session) readTranscripts(ctx context.Context, h Harness, path string, p Pricer) (more bool, err error) {
+	path = s.chooseTranscript(path)
+	if path == "" {
+		return false, nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	sink := transcripts.Sink{
+		Response:   func(r transcripts.Response) { s.addResponse(r, p) },
+		ToolResult: s.addResult,
+	}
+	read := transcripts.ReadClaude
+	if h == Codex {
+		read = transcripts.ReadCodex
+	}
+	return read(ctx, path, &s.Spend.Pos, sink)
+}
+
+// spendWire checks the session, prompt and daily caps. daily is the spend
+// of all sessions today (negative when there is no daily cap).
+func spendWire(s *Session, p configs.Policy, daily float64) []Verdict {
+	var out []Verdict
+	id := s.SessionID
+	if v, ok := capCheck(&s.Spend.WarnedCap, &s.Spend.Stopped, s.Spend.USD, s.SessionCap(p), p.WarnAt,
+		"this session", "the session cap", "runaway allow "+id+" --add "+addHint(s.SessionCap(p))); ok {
+		out = append(out, v)
+	}
+	if s.Spend.Prompt.ID != "" {
+		pr := &s.Spend.Prompt
+		if v, ok := capCheck(&pr.WarnedCap, &pr.Stopped, pr.USD(s.Spend.USD), s.PromptCap(p), p.WarnAt,
+			"this prompt", "the prompt cap", "runaway allow "+id+" --prompt --add "+addHint(s.PromptCap(p))); ok {
+			out = append(out, v)
+		}
+	}
+	if p.DailyCapUSD > 0 && daily >= p.DailyCapUSD {
+		out = append(out, Verdict{
+			Kind: Stop, Wire: "spend",
+			Reason: fmt.Sprintf("runaway: all sessions have spent %s today; the daily cap is %s. To go on, the person raises daily_cap_usd in %s, in their own terminal.",
+				usd(daily), usd(p.DailyCapUSD), configs.PolicyPath()),
+			ModelHint: stopHint,
+		})
+	}
+	return out
+}
+
+const stopHint = "Do not retry: runaway denies every call until the person raises the cap. Tell the person what you were doing and stop."
+
+// capCheck warns once when spent crosses warnAt of cap and stops at cap.
+func capCheck(warnedCap *float64, stopped *bool, spent, cap, warnAt float64, what, capName, raise string) (Verdict, bool) {
+	*stopped = false
+	if cap <= 0 {
+		return Verdict{}, false
+	}
+	if spent >= cap {
+		*stopped = true
+		return Verdict{
+			Kind: Stop, Wire: "spend",
+			Reason: fmt.Sprintf("runaway: %s has spent %s; %s is %s. To go on, the person runs `%s` in their own terminal.",
+				what, usd(spent), capName, usd(cap), raise),
+			ModelHint: stopHint,
+		}, true
+	}
+	if spent >= warnAt*cap && *warnedCap != cap {
+		*warnedCap = cap
+		return Verdict{
+			Kind: Warn, Wire: "spend",
+			Reason: fmt.Sprintf("runaway: %s has spent %s of its %s cap (%.0f%%).", what, usd(spent), usd(cap), 100*spent/cap),
+		}, true
+	}
+	return Verdict{}, false
+}
+
+// addHint suggests raising a cap by as much again, in whole dollars.
+func addHint(cap float64) string {
+	return fmt.Sprintf("%g", max(1, float64(int(cap+0.5))))
+}
+
+func usd(v float64) string { return fmt.Sprintf("$%.2f", v) }
+
+// dailyLedger keeps each session's spend of one local day in one small
+// file, so a hook learns the day's total across sessions without reading
+// every session's state.
+type dailyLedger struct {
+	dir string
+}
+
+// update records this session's spend today and returns the day's total.
+func (d dailyLedger) update(ctx context.Context, day, key string, spent float64, wait time.Duration) (float64, error) {
+	if err := os.MkdirAll(d.dir, 0o700); err != nil {
+		return 0, err
+	}
+	path := filepath.Join(d.dir, day+".json")
+	lk := flock.New(path+".lock", flock.SetPermissions(0o600))
+	lctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if ok, err := lk.TryLockContext(lctx, 2*time.Millisecond); !ok {
+		if err == nil {
+			err = ErrLocked
+		}
+		return 0, fmt.Errorf("locking the daily ledger: %w", err)
+	}
+	defer lk.Unlock()
+	m := map[string]float64{}
+	if data, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(data, &m) // a damaged ledger starts the day over
+	}
+	m[key] = spent
+	data, err := json.Marshal(m)
+	if err != nil {
+		return 0, err
+	}
+	if err := writeFileAtomic(path, data); err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for _, v := range m {
+		total += v
+	}
+	return total, nil
+}
+
+// trackDay adds the spend growth to the session's day and, with a daily cap,
+// to the ledger; it returns the day's total across sessions, or -1.
+func (h *Hook) trackDay(ctx context.Context, s *Session, grew float64, now time.Time, p configs.Policy) (float64, error) {
+	day := now.Local().Format(time.DateOnly)
+	if s.Spend.Day != day {
+		s.Spend.Day, s.Spend.DayUSD = day, 0
+	}
+	s.Spend.DayUSD += grew
+	if p.DailyCapUSD <= 0 {
+		return -1, nil
+	}
+	ledger := dailyLedger{dir: filepath.Join(h.StateDir, "daily")}
+	return ledger.update(ctx, day, fileBase(s.Harness, s.SessionID), s.Spend.DayUSD, h.lockWait())
+}

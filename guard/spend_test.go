@@ -1,0 +1,161 @@
+package guard
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/transcripts"
+)
+
+// dollarPerMillion prices every input token at $1 per million, so a
+// response of N million input tokens costs $N.
+type dollarPerMillion struct{}
+
+func (dollarPerMillion) Cost(model string, u transcripts.Usage) (float64, bool) {
+	return float64(u.Input) / 1e6, strings.HasPrefix(model, "unknown")
+}
+
+// claudeSession writes Claude Code transcript lines and runs hook calls
+// against them.
+type claudeSession struct {
+	t    *testing.T
+	h    *Hook
+	env  map[string]string
+	id   string
+	path string
+	n    int
+}
+
+func newClaudeSession(t *testing.T, id string, env map[string]string) *claudeSession {
+	h := newTestHook(t)
+	h.Getenv = func(k string) string { return env[k] }
+	h.Prices = func(configs.Policy) (Pricer, []error) { return dollarPerMillion{}, nil }
+	return &claudeSession{t: t, h: h, env: env, id: id, path: filepath.Join(t.TempDir(), id+".jsonl")}
+}
+
+// respond appends one API response of millions of input tokens that made
+// one tool call, then runs the hook on that call; it returns the answer.
+func (s *claudeSession) respond(millions int, extra string) string {
+	s.n++
+	line := fmt.Sprintf(`{"type":"assistant","sessionId":%q,"requestId":"req_%d","timestamp":"2026-11-30T10:00:00Z","message":{"id":"msg_%d","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"step %d"}}],"usage":{"input_tokens":%d,"output_tokens":0}}}`+"\n",
+		s.id, s.n, s.n, s.n, s.n, millions*1_000_000)
+	f, err := os.OpenFile(s.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	f.WriteString(line)
+	f.Close()
+	in := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"step %d"},"tool_use_id":"toolu_%d"%s}`,
+		s.id, s.path, s.n, s.n, extra)
+	var out bytes.Buffer
+	s.h.Run(strings.NewReader(in), &out, "claude")
+	return out.String()
+}
+
+func TestSpendWarnsOnceThenStops(t *testing.T) {
+	s := newClaudeSession(t, "s1", map[string]string{"RUNAWAY_SESSION_CAP_USD": "10"})
+	want := []string{"", "", "warn", "", "stop", "stop"}
+	spends := []int{3, 3, 3, 0, 2, 0} // $3 $6 $9 $9 $11 $11
+	for i, m := range spends {
+		got := s.respond(m, "")
+		switch want[i] {
+		case "":
+			if got != "" {
+				t.Fatalf("call %d: %s", i+1, got)
+			}
+		case "warn":
+			if !strings.Contains(got, `"systemMessage":"runaway: this session has spent $9.00 of its $10.00 cap (90%)."`) {
+				t.Fatalf("call %d: %s", i+1, got)
+			}
+		case "stop":
+			if !strings.Contains(got, `"continue":false`) || !strings.Contains(got, "runaway allow s1 --add 10") {
+				t.Fatalf("call %d: %s", i+1, got)
+			}
+		}
+	}
+	// The person raises the cap; the warning comes again near the new cap.
+	store := &Store{Dir: s.h.StateDir}
+	if _, err := store.Allow(t.Context(), Claude, "s1", 5, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.respond(0, ""); got != "" {
+		t.Fatalf("after allow: %s", got) // $11 of $15: 73%
+	}
+	if got := s.respond(1, ""); !strings.Contains(got, "$12.00 of its $15.00 cap (80%)") {
+		t.Fatalf("near the raised cap: %s", got)
+	}
+}
+
+func TestPromptCap(t *testing.T) {
+	s := newClaudeSession(t, "s2", map[string]string{"RUNAWAY_SESSION_CAP_USD": "100", "RUNAWAY_PROMPT_CAP_USD": "5"})
+	// Prompt p1 spends $4: a warning at 80%.
+	if got := s.respond(4, `,"prompt_id":"p1"`); !strings.Contains(got, "this prompt has spent $4.00 of its $5.00 cap") {
+		t.Fatal(got)
+	}
+	// A new prompt counts from its own first response.
+	if got := s.respond(3, `,"prompt_id":"p2"`); got != "" {
+		t.Fatal(got)
+	}
+	if got := s.respond(3, `,"prompt_id":"p2"`); !strings.Contains(got, "this prompt has spent $6.00; the prompt cap is $5.00") ||
+		!strings.Contains(got, "runaway allow s2 --prompt --add 5") {
+		t.Fatal(got)
+	}
+}
+
+func TestDailyCapAcrossSessions(t *testing.T) {
+	env := map[string]string{"RUNAWAY_SESSION_CAP_USD": "100", "RUNAWAY_DAILY_CAP_USD": "10"}
+	a := newClaudeSession(t, "day-a", env)
+	b := newClaudeSession(t, "day-b", env)
+	b.h = a.h // one state folder: the same machine
+	if got := a.respond(6, ""); got != "" {
+		t.Fatal(got)
+	}
+	if got := b.respond(3, ""); got != "" {
+		t.Fatal(got)
+	}
+	if got := b.respond(2, ""); !strings.Contains(got, "all sessions have spent $11.00 today; the daily cap is $10.00") {
+		t.Fatal(got)
+	}
+}
+
+// A failed result of a call the hook sent to ask is runaway's own answer.
+func TestFailureWireIgnoresOwnDenials(t *testing.T) {
+	var s Session
+	s.noteOurs("toolu_ours")
+	for _, r := range []transcripts.ToolResult{{ToolUseID: "a", Failed: true}, {ToolUseID: "toolu_ours", Failed: true}, {ToolUseID: "b", Failed: true}} {
+		s.addResult(r)
+	}
+	if s.Failures.Run != 2 {
+		t.Fatalf("run = %d, want 2", s.Failures.Run)
+	}
+	if v := failureWire(&s, 2); v.Kind != Ask || s.Failures.Run != 0 {
+		t.Fatalf("%+v, run %d", v, s.Failures.Run)
+	}
+}
+
+// Codex sends a subagent's own rollout with the root session's id: the
+// session keeps reading its first transcript (whose reader finds the
+// subagents) instead of starting over.
+func TestChooseTranscriptKeepsTheFirst(t *testing.T) {
+	dir := t.TempDir()
+	root, child := filepath.Join(dir, "root.jsonl"), filepath.Join(dir, "child.jsonl")
+	os.WriteFile(root, nil, 0o600)
+	os.WriteFile(child, nil, 0o600)
+	var s Session
+	if got := s.chooseTranscript(root); got != root {
+		t.Fatal(got)
+	}
+	s.Spend.USD = 5
+	if got := s.chooseTranscript(child); got != root || s.Spend.USD != 5 {
+		t.Fatalf("%s %v", got, s.Spend.USD)
+	}
+	os.Remove(root)
+	if got := s.chooseTranscript(child); got != child || s.Spend.USD != 0 {
+		t.Fatalf("a gone transcript is replaced and its total restarts: %s %v", got, s.Spend.USD)
+	}
+}
