@@ -179,7 +179,7 @@ func (h *Hook) readSpend(ctx context.Context, c *call) float64 {
 	before := s.Spend.USD
 	rctx, cancel := context.WithTimeout(ctx, h.readBudget(ctx))
 	defer cancel()
-	if _, err := s.readTranscripts(rctx, c.in.Harness, c.in.TranscriptPath, h.pricer(c.policy)); err != nil {
+	if _, err := s.readTranscripts(rctx, c.in.Harness, c.in.TranscriptPath, c.in.ToolUseID, h.pricer(c.policy)); err != nil {
 		h.errorLog().Log("transcript", err)
 	}
 	daily, err := h.trackDay(ctx, s, s.Spend.USD-before, c.now, c.policy)

@@ -39,6 +39,9 @@ type Spend struct {
 	// Day is the local day DayUSD was spent in, for the daily cap.
 	Day    string  `json:"day,omitempty"`
 	DayUSD float64 `json:"day_usd,omitempty"`
+	// Misses counts hook runs in a row that did not find their call in the
+	// transcript (see readTranscripts).
+	Misses int `json:"misses,omitempty"`
 }
 
 // Prompt is the spend of the current prompt (Claude Code's prompt_id,
@@ -127,7 +130,14 @@ func (s *Session) chooseTranscript(path string) string {
 // transcripts: spend from responses, the failure run from tool results.
 // A transcript that does not exist yet is no error (Claude Code writes it
 // asynchronously). more is true when ctx cut the read short.
-func (s *Session) readTranscripts(ctx context.Context, h Harness, path string, p Pricer) (more bool, err error) {
+//
+// callID is the tool call the hook is answering. The agents write the
+// response that made it before they run the hook, but not always to disk
+// in time (a Claude Code subagent's file can lag under load): while the call
+// is not in the transcript yet, the read is tried again for a moment, so the
+// spend includes the response that made the call. A session whose
+// transcripts never show the calls stops waiting after a few misses.
+func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID string, p Pricer) (more bool, err error) {
 	path = s.chooseTranscript(path)
 	if path == "" {
 		return false, nil
@@ -135,16 +145,46 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path string, p
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
+	seen := callID == "" || s.Spend.Misses >= maxMisses
 	sink := transcripts.Sink{
 		Response:   func(r transcripts.Response) { s.addResponse(r, p) },
 		ToolResult: s.addResult,
+	}
+	if !seen {
+		sink.ToolCall = func(tc transcripts.ToolCall) { seen = seen || tc.ID == callID }
 	}
 	read := transcripts.ReadClaude
 	if h == Codex {
 		read = transcripts.ReadCodex
 	}
-	return read(ctx, path, &s.Spend.Pos, sink)
+	deadline := time.Now().Add(lagWait)
+	for {
+		more, err = read(ctx, path, &s.Spend.Pos, sink)
+		if err != nil || more || seen {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			s.Spend.Misses++
+			return false, nil
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(lagPoll):
+		}
+	}
+	if seen && callID != "" && err == nil && !more {
+		s.Spend.Misses = 0
+	}
+	return more, err
 }
+
+// How long the hook waits for the call's response to reach the transcript,
+// how often it looks, and after how many vain waits a session stops waiting.
+const (
+	lagWait   = 300 * time.Millisecond
+	lagPoll   = 10 * time.Millisecond
+	maxMisses = 3
+)
 
 // spendWire checks the session, prompt and daily caps. daily is the spend
 // of all sessions today (negative when there is no daily cap).

@@ -46,7 +46,7 @@ func (s *Store) Views(ctx context.Context, prefix string, p configs.Policy, pr P
 		}
 		// Read on a copy: status never writes the hook's state.
 		cp := clone(sess)
-		if _, err := cp.readTranscripts(ctx, cp.Harness, cp.Spend.Transcript, pr); err != nil {
+		if _, err := cp.readTranscripts(ctx, cp.Harness, cp.Spend.Transcript, "", pr); err != nil {
 			cp = sess
 		}
 		out = append(out, cp.view(p))
