@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// codexHookState asks the real Codex (`codex app-server`, JSON-RPC over
+// stdio, method hooks/list) for the key, hash and trust status it has for
+// each hook it sees.
+func codexHookState(t *testing.T, s *sandbox) []map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, codexAgent.path, "app-server")
+	cmd.Dir = s.proj
+	cmd.Env = s.environ(nil)
+	cmd.WaitDelay = 5 * time.Second
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	fmt.Fprintln(in, `{"id":1,"method":"initialize","params":{"clientInfo":{"name":"runaway-e2e","version":"1"}}}`)
+	fmt.Fprintln(in, `{"method":"initialized"}`)
+	fmt.Fprintf(in, `{"id":2,"method":"hooks/list","params":{"cwds":[%q]}}`+"\n", s.proj)
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var msg struct {
+			ID     int `json:"id"`
+			Result struct {
+				Data []struct {
+					Hooks []map[string]any `json:"hooks"`
+				} `json:"data"`
+			} `json:"result"`
+			Error any `json:"error"`
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) != nil || msg.ID != 2 {
+			continue
+		}
+		if msg.Error != nil {
+			t.Fatalf("hooks/list: %v", msg.Error)
+		}
+		var hooks []map[string]any
+		for _, d := range msg.Result.Data {
+			hooks = append(hooks, d.Hooks...)
+		}
+		return hooks
+	}
+	t.Fatalf("codex app-server gave no answer to hooks/list (%v)", sc.Err())
+	return nil
+}
+
+// doctor's codex-trust check computes the hash Codex records for runaway's
+// entry: trusting it with the hash the real Codex reports turns doctor's
+// warning into ok, and Codex then calls the entry trusted.
+func TestDoctorCodexTrustMatchesCodex(t *testing.T) {
+	codexAgent.require(t)
+	requireCommand(t, "setup")
+	s := newSandbox(t)
+	s.installRunaway()
+
+	r := s.runaway("doctor")
+	if !strings.Contains(r.Stdout, "warn  codex-trust  runaway's entry is not trusted yet") {
+		t.Fatalf("before trust, doctor said:\n%s", r.Stdout)
+	}
+
+	hooks := codexHookState(t, s)
+	if len(hooks) != 1 {
+		t.Fatalf("codex lists %d hooks, want runaway's one: %v", len(hooks), hooks)
+	}
+	h := hooks[0]
+	key, _ := h["key"].(string)
+	hash, _ := h["currentHash"].(string)
+	if h["trustStatus"] != "untrusted" || !strings.HasPrefix(hash, "sha256:") {
+		t.Fatalf("codex reports %v", h)
+	}
+	if want := filepath.Join(s.codexDir, "hooks.json") + ":pre_tool_use:0:0"; key != want {
+		t.Errorf("codex's key %q, doctor's %q", key, want)
+	}
+	s.writeFile(filepath.Join(s.codexDir, "config.toml"), fmt.Sprintf("[hooks.state.%q]\ntrusted_hash = %q\n", key, hash))
+
+	r = s.runaway("doctor")
+	if !strings.Contains(r.Stdout, "ok  codex-trust  runaway's entry is trusted ("+key+")") {
+		t.Fatalf("with the hash Codex reports (%s), doctor said:\n%s", hash, r.Stdout)
+	}
+	if got := codexHookState(t, s)[0]["trustStatus"]; got != "trusted" {
+		t.Fatalf("after writing the trust, codex says %v", got)
+	}
+}
