@@ -464,16 +464,8 @@ func (p *SetupPlan) Summary() []string {
 		out = append(out, fmt.Sprintf("not wired: %s: %s", f.Name, f.Why))
 	}
 	out = append(out, "plan:")
-	switch {
-	case p.Binary.Skip:
-		out = append(out, "  keep "+Tilde(p.Binary.To)+" (already this version)")
-	case p.Binary.Upgrade:
-		out = append(out, "  upgrade "+Tilde(p.Binary.To)+" (copy of "+Tilde(p.Binary.From)+")")
-	default:
-		out = append(out, "  install "+Tilde(p.Binary.To)+" (copy of "+Tilde(p.Binary.From)+")")
-	}
-	for _, f := range p.Files {
-		out = append(out, "  "+f.describe())
+	for _, l := range p.Steps() {
+		out = append(out, "  "+l)
 	}
 	return append(out, p.Files.warningLines()...)
 }

@@ -292,7 +292,8 @@ func welcome(agents []Found) string {
 	return b.String()
 }
 
-// Steps are the plan's actions, one line each, without the diff.
+// Steps are the plan's actions, one line each, without the diff: the
+// summary of `setup`, the wizard's "runaway will:" and its "done:".
 func (p *SetupPlan) Steps() []string {
 	var out []string
 	switch {
