@@ -1,6 +1,9 @@
 package installer
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/runaway-guard/runaway/configs"
@@ -60,6 +63,30 @@ func TestSnakeCase(t *testing.T) {
 	} {
 		if got := snakeCase(in); got != want {
 			t.Errorf("snakeCase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Release builds compare version strings; dev builds ("devel…") compare
+// the binaries' bytes (the testscripts cover those).
+func TestDoctorBinaryVersion(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "runaway")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho runaway v1.2.3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		ours   string
+		status Status
+		detail string
+	}{
+		{"v1.2.3", StatusOK, "runs, version v1.2.3"},
+		{"v1.3.0", StatusWarn, "is version v1.2.3, this runaway is v1.3.0; run: runaway setup (installs this one)"},
+	} {
+		d := &doctor{opts: DoctorOptions{Version: tt.ours}, paths: Paths{Bin: bin}}
+		d.checkBinary()
+		if len(d.out) != 1 || d.out[0].Status != tt.status || !strings.HasSuffix(d.out[0].Detail, tt.detail) {
+			t.Errorf("this runaway %s: got %+v, want %s …%s", tt.ours, d.out, tt.status, tt.detail)
 		}
 	}
 }
