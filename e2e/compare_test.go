@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -22,15 +23,14 @@ var mixedClaudeSession = claudeScript{
 // Code knows (its cost-state says hasUnknownModelCost false) and runaway
 // too (status does not say "estimated"; an estimate must not be lower).
 func TestSpendMatchesClaudeCodesFigure(t *testing.T) {
-	requireCommand(t, "hook")
-	requireCommand(t, "status")
+	requireSpendReport(t)
 	claudeAgent.require(t)
 	for _, model := range []string{"claude-sonnet-4-6", "claude-haiku-4-5", "claude-opus-4-8", "claude-sonnet-5", "claude-opus-5-5"} {
 		t.Run(model, func(t *testing.T) {
 			t.Parallel()
 			s := newSandbox(t)
 			srv := newAnthropicServer(t, mixedClaudeSession)
-			s.installRunaway()
+			s.installRunawayIfHook()
 			r := s.runClaude(srv, "mixed usage", claudeOpts{Model: model})
 			checkClaudeSpend(t, s, r, model)
 		})
@@ -45,7 +45,7 @@ func TestSpendMatchesClaudeCodesFigure(t *testing.T) {
 			End: mixedClaudeSession.End,
 		}
 		srv := newAnthropicServer(t, script)
-		s.installRunaway()
+		s.installRunawayIfHook()
 		r := s.runClaude(srv, "delegate", claudeOpts{Model: "claude-sonnet-4-6"})
 		if srv.count("sub") == 0 {
 			t.Fatalf("no subagent request reached the server: %+v", srv.log())
@@ -67,17 +67,73 @@ func checkClaudeSpend(t *testing.T, s *sandbox, r claudeRun, model string) {
 			t.Fatalf("Claude Code does not know %s's price (hasUnknownModelCost), so its figure is no oracle", model)
 		}
 	}
-	v := s.status("claude", r.Result.SessionID)
 	agentUSD := r.Result.TotalCostUSD
-	t.Logf("SPEND claude %-28s runaway $%.6f%s  claude code $%.6f  (%+.3f%%)", model, v.SpendUSD, estimated(v.Estimated), agentUSD, 100*(v.SpendUSD-agentUSD)/agentUSD)
-	switch {
-	case v.Estimated && v.SpendUSD < agentUSD*0.995:
-		// A model runaway has no price for is priced like its family's
-		// newest: an estimate may be high, never low.
-		t.Errorf("runaway's estimate $%.6f is below Claude Code's total_cost_usd $%.6f", v.SpendUSD, agentUSD)
-	case !v.Estimated && !closeTo(v.SpendUSD, agentUSD):
-		t.Errorf("runaway's spend $%.6f, Claude Code's total_cost_usd $%.6f: more than 0.5%% apart", v.SpendUSD, agentUSD)
+	for _, f := range s.runawaySpend("claude", r.Result.SessionID, s.claudeTranscript(r.Result.SessionID)) {
+		t.Logf("SPEND claude %-28s runaway %-6s $%.6f%s  claude code $%.6f  (%+.3f%%)", model, f.source, f.usd, estimated(f.estimated), agentUSD, 100*(f.usd-agentUSD)/agentUSD)
+		switch {
+		case f.estimated && f.usd < agentUSD*0.995:
+			// A model runaway has no price for is priced like its family's
+			// newest: an estimate may be high, never low.
+			t.Errorf("runaway %s's estimate $%.6f is below Claude Code's total_cost_usd $%.6f", f.source, f.usd, agentUSD)
+		case !f.estimated && !closeTo(f.usd, agentUSD):
+			t.Errorf("runaway %s's spend $%.6f, Claude Code's total_cost_usd $%.6f: more than 0.5%% apart", f.source, f.usd, agentUSD)
+		}
 	}
+}
+
+func estimated(e bool) string {
+	if e {
+		return " (estimated)"
+	}
+	return ""
+}
+
+// spendFigure is runaway's figure for a session, from one of its commands.
+type spendFigure struct {
+	source    string // "status" or "replay"
+	usd       float64
+	estimated bool
+}
+
+// requireSpendReport skips while runaway has no command that reports a
+// session's spend.
+func requireSpendReport(t *testing.T) {
+	t.Helper()
+	if !hasCommand("replay") && !(hasCommand("status") && hasCommand("hook")) {
+		t.Skip("needs `runaway replay` or `runaway status` (with `runaway hook`), which this build does not have yet")
+	}
+}
+
+// installRunawayIfHook wires runaway in when the hook exists: status then
+// reports the session too.
+func (s *sandbox) installRunawayIfHook() {
+	if hasCommand("hook") {
+		s.installRunaway()
+	}
+}
+
+// runawaySpend is runaway's spend for a finished session from each command
+// this build has: `runaway status --json` (the guarded session, as the hook
+// counted it) and `runaway replay --json` on its transcript.
+func (s *sandbox) runawaySpend(harness, session, transcript string) []spendFigure {
+	s.t.Helper()
+	var figs []spendFigure
+	if hasCommand("status") && hasCommand("hook") {
+		v := s.status(harness, session)
+		figs = append(figs, spendFigure{"status", v.SpendUSD, v.Estimated})
+	}
+	if hasCommand("replay") {
+		r := s.runaway("replay", "--json", transcript)
+		var rep struct {
+			CostUSD   float64 `json:"cost_usd"`
+			Estimated bool    `json:"estimated"`
+		}
+		if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &rep) != nil {
+			s.t.Fatalf("runaway replay --json %s: exit %d\n%s%s", transcript, r.Code, r.Stdout, r.Stderr)
+		}
+		figs = append(figs, spendFigure{"replay", rep.CostUSD, rep.Estimated})
+	}
+	return figs
 }
 
 // gpt55 is the published gpt-5.5 rate, USD per million tokens
@@ -88,8 +144,7 @@ var gpt55 = struct{ input, cached, output float64 }{5, 0.50, 30}
 // equals the usage the fake server reported, priced at the published rate,
 // to within 0.5%.
 func TestSpendMatchesCodexReportedUsage(t *testing.T) {
-	requireCommand(t, "hook")
-	requireCommand(t, "status")
+	requireSpendReport(t)
 	codexAgent.require(t)
 	t.Parallel()
 	s := newSandbox(t)
@@ -105,7 +160,7 @@ func TestSpendMatchesCodexReportedUsage(t *testing.T) {
 		End: codexUsage{Input: 10_000, Cached: 9_000, Output: 200},
 	})
 	s.writeCodexConfig(srv)
-	s.installRunaway()
+	s.installRunawayIfHook()
 	r := s.runCodex(srv, "mixed usage", nil)
 	if r.Code != 0 {
 		t.Fatalf("codex exit %d\n%s", r.Code, r.Stderr)
@@ -121,16 +176,10 @@ func TestSpendMatchesCodexReportedUsage(t *testing.T) {
 	}
 	u := srv.reported()
 	want := (float64(u.Input-u.Cached)*gpt55.input + float64(u.Cached)*gpt55.cached + float64(u.Output)*gpt55.output) / 1e6
-	v := s.status("codex", r.Session())
-	t.Logf("SPEND codex  %-28s runaway $%.6f  server-reported usage at list price $%.6f  (%+.3f%%)", codexModel, v.SpendUSD, want, 100*(v.SpendUSD-want)/want)
-	if !closeTo(v.SpendUSD, want) {
-		t.Errorf("runaway's spend $%.6f, reported usage %+v priced $%.6f: more than 0.5%% apart", v.SpendUSD, u, want)
+	for _, f := range s.runawaySpend("codex", r.Session(), r.Rollout) {
+		t.Logf("SPEND codex  %-28s runaway %-6s $%.6f%s  server-reported usage at list price $%.6f  (%+.3f%%)", codexModel, f.source, f.usd, estimated(f.estimated), want, 100*(f.usd-want)/want)
+		if f.estimated || !closeTo(f.usd, want) {
+			t.Errorf("runaway %s's spend $%.6f%s, reported usage %+v priced $%.6f: more than 0.5%% apart", f.source, f.usd, estimated(f.estimated), u, want)
+		}
 	}
-}
-
-func estimated(e bool) string {
-	if e {
-		return " (estimated)"
-	}
-	return ""
 }
