@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,20 +40,7 @@ func ReadClaude(ctx context.Context, transcriptPath string, pos *Position, sink 
 	}
 	pos.file(filepath.Base(main))
 	discoverClaude(main, pos)
-	for i := range pos.Files {
-		fp := &pos.Files[i]
-		abs := pos.absPath(fp.Path)
-		more, err := readLines(ctx, abs, fp, func() { fp.Claude = nil }, func(line []byte, _ int64) {
-			claudeLine(line, abs, fp, &sink)
-		})
-		if err != nil {
-			return false, fmt.Errorf("reading %s: %w", abs, err)
-		}
-		if more {
-			return true, nil
-		}
-	}
-	return false, nil
+	return readFiles(ctx, pos, sink, func(fp *FilePos) { fp.Claude = nil }, claudeLine)
 }
 
 // ClaudeSessionFiles lists the files ReadClaude reads for the transcript at
@@ -131,95 +117,145 @@ func firstLineHas(path string, needle []byte) bool {
 	return bytes.Contains(line, needle)
 }
 
-var (
-	typeAssistant = []byte(`"type":"assistant"`)
-	toolResultTag = []byte(`"tool_result"`)
-	usageTag      = []byte(`"usage"`)
-)
+// skipTypes are line types that never carry usage or tool results. Claude
+// Code writes "type" first on these lines, so they are passed over after a
+// look at their first bytes; other lines are walked once.
+var skipTypes = []string{"file-history-snapshot", "progress", "system", "summary", "queue-operation",
+	"attachment", "api-request-blob", "api-request", "api-request-shape", "cost-state", "last-prompt", "tools-used"}
 
-// claudeLine handles one line of a Claude Code transcript. Lines that can
-// hold neither usage nor a tool result are passed over by a byte scan.
+var typePrefix = []byte(`{"type":"`)
+
+// claudeBlock is what a content block says, as far as a reader cares.
+type claudeBlock struct {
+	typ, id, toolUseID, name, input []byte
+	isError                         bool
+}
+
+// claudeLine handles one line of a Claude Code transcript in one pass: the
+// fields it needs are picked out while walking, everything else (message
+// text, thinking, tool output) is skipped at memchr speed.
 func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
-	asst := bytes.Contains(line, typeAssistant)
-	if asst {
-		if sink.ToolCall == nil && !bytes.Contains(line, usageTag) {
-			return
+	if bytes.HasPrefix(line, typePrefix) {
+		rest := line[len(typePrefix):]
+		for _, t := range skipTypes {
+			if len(rest) > len(t) && rest[len(t)] == '"' && string(rest[:len(t)]) == t {
+				return
+			}
 		}
-	} else if sink.ToolResult == nil || !bytes.Contains(line, toolResultTag) {
-		return
 	}
-	var typ, reqID, ts, msg []byte
-	if walkObject(line, func(k, v []byte) bool {
+	var typ, reqID, ts, id, model, usage []byte
+	var blocksBuf [4]claudeBlock
+	blocks := blocksBuf[:0]
+	wantBlocks := sink.ToolCall != nil || sink.ToolResult != nil
+	block := func(e int) (int, error) {
+		if line[e] != '{' {
+			return skipValue(line, e)
+		}
+		var bl claudeBlock
+		end, err := walkFields(line, e, func(k []byte, v int) (int, error) {
+			var val []byte
+			var end int
+			var err error
+			switch string(k) {
+			case "type", "id", "tool_use_id", "name", "is_error":
+				val, end, err = span(line, v)
+				switch string(k) {
+				case "type":
+					bl.typ = val
+				case "id":
+					bl.id = val
+				case "tool_use_id":
+					bl.toolUseID = val
+				case "name":
+					bl.name = val
+				case "is_error":
+					bl.isError = isTrue(val)
+				}
+				return end, err
+			case "input":
+				if sink.ToolCall != nil {
+					bl.input, end, err = span(line, v)
+					return end, err
+				}
+			}
+			return skipValue(line, v)
+		})
+		if err == nil && (str(bl.typ) == "tool_use" || str(bl.typ) == "tool_result") {
+			blocks = append(blocks, bl)
+		}
+		return end, err
+	}
+	message := func(k []byte, v int) (int, error) {
+		var end int
+		var err error
+		switch string(k) {
+		case "id":
+			id, end, err = span(line, v)
+		case "model":
+			model, end, err = span(line, v)
+		case "usage":
+			usage, end, err = span(line, v)
+		case "content":
+			if wantBlocks && line[v] == '[' {
+				return walkElems(line, v, block)
+			}
+			return skipValue(line, v)
+		default:
+			return skipValue(line, v)
+		}
+		return end, err
+	}
+	_, err := walkFields(line, 0, func(k []byte, v int) (int, error) {
+		var end int
+		var err error
 		switch string(k) {
 		case "type":
-			typ = v
+			typ, end, err = span(line, v)
 		case "requestId":
-			reqID = v
+			reqID, end, err = span(line, v)
 		case "timestamp":
-			ts = v
+			ts, end, err = span(line, v)
 		case "message":
-			msg = v
+			if line[v] == '{' {
+				return walkFields(line, v, message)
+			}
+			return skipValue(line, v)
+		default:
+			return skipValue(line, v)
 		}
-		return true
-	}) != nil || msg == nil {
+		return end, err
+	})
+	if err != nil {
 		return
 	}
 	switch str(typ) {
 	case "assistant":
-		claudeAssistant(msg, str(reqID), parseTime(ts), file, fp, sink)
+		m := str(model)
+		if m == "<synthetic>" {
+			return
+		}
+		t := parseTime(ts)
+		if len(usage) > 0 && usage[0] == '{' && sink.Response != nil {
+			if u, ok := claudeUsage(usage); ok {
+				claudeCount(Response{File: file, MessageID: str(id), RequestID: str(reqID), Model: m, Time: t, Usage: u}, fp, sink)
+			}
+		}
+		if sink.ToolCall != nil {
+			for _, bl := range blocks {
+				if str(bl.typ) == "tool_use" {
+					sink.ToolCall(ToolCall{File: file, ID: str(bl.id), Name: str(bl.name), Input: bytes.Clone(bl.input), Time: t})
+				}
+			}
+		}
 	case "user":
 		if sink.ToolResult != nil {
-			claudeToolResults(msg, parseTime(ts), file, sink)
-		}
-	}
-}
-
-func claudeAssistant(msg []byte, reqID string, t time.Time, file string, fp *FilePos, sink *Sink) {
-	var id, model, usage, content []byte
-	if walkObject(msg, func(k, v []byte) bool {
-		switch string(k) {
-		case "id":
-			id = v
-		case "model":
-			model = v
-		case "usage":
-			usage = v
-		case "content":
-			content = v
-		}
-		return true
-	}) != nil {
-		return
-	}
-	m := str(model)
-	if m == "<synthetic>" {
-		return
-	}
-	if usage != nil && usage[0] == '{' && sink.Response != nil {
-		if u, ok := claudeUsage(usage); ok {
-			claudeCount(Response{File: file, MessageID: str(id), RequestID: reqID, Model: m, Time: t, Usage: u}, fp, sink)
-		}
-	}
-	if sink.ToolCall != nil && content != nil && content[0] == '[' {
-		_ = walkArray(content, func(block []byte) {
-			var typ, bid, name, input []byte
-			if walkObject(block, func(k, v []byte) bool {
-				switch string(k) {
-				case "type":
-					typ = v
-				case "id":
-					bid = v
-				case "name":
-					name = v
-				case "input":
-					input = v
+			t := parseTime(ts)
+			for _, bl := range blocks {
+				if str(bl.typ) == "tool_result" {
+					sink.ToolResult(ToolResult{File: file, ToolUseID: str(bl.toolUseID), Failed: bl.isError, Time: t})
 				}
-				return true
-			}) != nil || str(typ) != "tool_use" {
-				return
 			}
-			sink.ToolCall(ToolCall{File: file, ID: str(bid), Name: str(name), Input: bytes.Clone(input), Time: t})
-		})
+		}
 	}
 }
 
@@ -296,37 +332,6 @@ func claudeUsage(b []byte) (Usage, bool) {
 		return true
 	})
 	return u, err == nil
-}
-
-func claudeToolResults(msg []byte, t time.Time, file string, sink *Sink) {
-	var content []byte
-	_ = walkObject(msg, func(k, v []byte) bool {
-		if string(k) == "content" {
-			content = v
-			return false
-		}
-		return true
-	})
-	if len(content) == 0 || content[0] != '[' {
-		return
-	}
-	_ = walkArray(content, func(block []byte) {
-		var typ, id, isErr []byte
-		if walkObject(block, func(k, v []byte) bool {
-			switch string(k) {
-			case "type":
-				typ = v
-			case "tool_use_id":
-				id = v
-			case "is_error":
-				isErr = v
-			}
-			return true
-		}) != nil || str(typ) != "tool_result" {
-			return
-		}
-		sink.toolResult(ToolResult{File: file, ToolUseID: str(id), Failed: isTrue(isErr), Time: t})
-	})
 }
 
 func parseTime(v []byte) time.Time {

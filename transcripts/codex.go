@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -62,23 +61,12 @@ func ReadCodex(ctx context.Context, rolloutPath string, pos *Position, sink Sink
 	}
 	pos.file(filepath.Base(main))
 	discoverCodex(main, pos)
-	for i := range pos.Files {
-		fp := &pos.Files[i]
-		abs := pos.absPath(fp.Path)
-		more, err := readLines(ctx, abs, fp, func() { fp.Codex = nil }, func(line []byte, _ int64) {
-			if fp.Codex == nil {
-				fp.Codex = &codexState{}
-			}
-			codexLine(line, abs, fp.Codex, &sink)
-		})
-		if err != nil {
-			return false, fmt.Errorf("reading %s: %w", abs, err)
+	return readFiles(ctx, pos, sink, func(fp *FilePos) { fp.Codex = nil }, func(line []byte, file string, fp *FilePos, sink *Sink) {
+		if fp.Codex == nil {
+			fp.Codex = &codexState{}
 		}
-		if more {
-			return true, nil
-		}
-	}
-	return false, nil
+		codexLine(line, file, fp.Codex, sink)
+	})
 }
 
 // codexTags are the byte strings of the lines a Codex reader looks at; any

@@ -1,8 +1,8 @@
 package transcripts
 
 import (
-	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -46,9 +46,15 @@ func FuzzClaudeLine(f *testing.F) {
 		var typ, model string
 		json.Unmarshal(top["type"], &typ)
 		json.Unmarshal(msg["model"], &model)
-		// Lines are passed over by a byte scan first: Claude Code writes
-		// compact JSON, so an assistant line holds "type":"assistant".
-		if typ != "assistant" || usage == nil || model == "<synthetic>" || !bytes.Contains(line, typeAssistant) {
+		// A line that starts with one of the types that carry no usage is
+		// passed over after its first bytes (a later duplicate "type" key
+		// does not count).
+		for _, t := range skipTypes {
+			if strings.HasPrefix(string(line), `{"type":"`+t+`"`) {
+				return
+			}
+		}
+		if typ != "assistant" || usage == nil || model == "<synthetic>" {
 			return
 		}
 		var in, out int64

@@ -198,3 +198,92 @@ func num(v []byte) int64 {
 }
 
 func isTrue(v []byte) bool { return string(v) == "true" }
+
+// walkFields calls fn for each key of the object that starts at b[i]
+// (after spaces), with the index where the key's value starts; fn returns
+// the index after the value, having parsed it or skipped it with skipValue.
+// So a caller descends into the one value it needs without scanning any
+// byte twice. walkFields returns the index after the object.
+func walkFields(b []byte, i int, fn func(key []byte, v int) (int, error)) (int, error) {
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '{' {
+		return 0, errSyntax
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, errSyntax
+		}
+		end, err := skipString(b, i)
+		if err != nil {
+			return 0, err
+		}
+		key := b[i+1 : end-1]
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return 0, errSyntax
+		}
+		v := skipSpace(b, i+1)
+		if v >= len(b) {
+			return 0, errSyntax
+		}
+		if i, err = fn(key, v); err != nil {
+			return 0, err
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return 0, errSyntax
+		}
+		if b[i] == '}' {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return 0, errSyntax
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// walkElems is walkFields for the elements of the array that starts at b[i].
+func walkElems(b []byte, i int, fn func(v int) (int, error)) (int, error) {
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '[' {
+		return 0, errSyntax
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(b) {
+			return 0, errSyntax
+		}
+		var err error
+		if i, err = fn(i); err != nil {
+			return 0, err
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return 0, errSyntax
+		}
+		if b[i] == ']' {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return 0, errSyntax
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// span returns the raw value at b[v] and the index after it.
+func span(b []byte, v int) ([]byte, int, error) {
+	end, err := skipValue(b, v)
+	if err != nil {
+		return nil, 0, err
+	}
+	return b[v:end], end, nil
+}

@@ -1,0 +1,270 @@
+// Command transcriptbench measures a first read of a large Claude Code
+// session: it writes a generated transcript with subagent files (default
+// 100 MB) to a temp folder, reads it with runaway's reader in a subprocess
+// and with ccusage's native binary on the same folder, and prints MB/s and
+// peak memory (max RSS) of each, best of -runs.
+//
+//	go run ./bench/transcriptbench [-mb 100] [-runs 3] [-ccusage PATH]
+//
+// -ccusage defaults to the binary bench/ccusagecompare installs. The
+// generated files are removed afterwards; nothing is committed.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/runaway-guard/runaway/pricing"
+	"github.com/runaway-guard/runaway/transcripts"
+)
+
+const session = "7b1e0c52-6a2f-4d3b-9d0e-1f2a3b4c5d6e"
+
+func main() {
+	mb := flag.Int("mb", 100, "size of the generated session in MB")
+	runs := flag.Int("runs", 3, "runs per reader; the best is reported")
+	ccusage := flag.String("ccusage", "", "ccusage binary (default: the one bench/ccusagecompare installs)")
+	read := flag.String("read", "", "internal: read this transcript and print its totals")
+	flag.Parse()
+	if *read != "" {
+		if err := readOnce(*read); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*mb, *runs, *ccusage); err != nil {
+		fmt.Fprintln(os.Stderr, "transcriptbench:", err)
+		os.Exit(1)
+	}
+}
+
+// readOnce is the measured subprocess: one full read, as the hook's first
+// call on a session would do it without a deadline.
+func readOnce(path string) error {
+	var l pricing.Ledger
+	table := pricing.Default()
+	var pos transcripts.Position
+	_, err := transcripts.ReadClaude(context.Background(), path, &pos, transcripts.Sink{
+		Response: func(r transcripts.Response) {
+			l.Add(table, r.Model, pricing.Usage(r.Usage), pricing.Usage(r.Counted))
+		},
+		ToolResult: func(transcripts.ToolResult) {},
+	})
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(l)
+}
+
+func run(mb, runs int, ccusage string) error {
+	dir, err := os.MkdirTemp("", "transcriptbench-")
+	if err != nil {
+		return err
+	}
+	if os.Getenv("KEEP") == "" {
+		defer os.RemoveAll(dir)
+	}
+	project := filepath.Join(dir, "claude", "projects", "-bench-proj")
+	main := filepath.Join(project, session+".jsonl")
+	total, err := generate(project, int64(mb)<<20)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("generated %.1f MB: %s plus 8 subagent files\n", float64(total)/(1<<20), main)
+
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	// Wall time is the best of the runs; CPU time (user+sys, all threads)
+	// too, since a loaded machine stretches wall time.
+	var cpu time.Duration
+	best := func(name string, cmd func() *exec.Cmd) (time.Duration, int64, string, error) {
+		var bestT time.Duration
+		var bestRSS int64
+		cpu = 0
+		var out string
+		for i := 0; i < runs; i++ {
+			c := cmd()
+			start := time.Now()
+			b, err := c.Output()
+			el := time.Since(start)
+			if err != nil {
+				return 0, 0, "", fmt.Errorf("%s: %v", name, err)
+			}
+			ru := c.ProcessState.SysUsage().(*syscall.Rusage)
+			rss := ru.Maxrss // KiB on Linux
+			if c := c.ProcessState.UserTime() + c.ProcessState.SystemTime(); i == 0 || c < cpu {
+				cpu = c
+			}
+			if i == 0 || el < bestT {
+				bestT = el
+			}
+			bestRSS = max(bestRSS, rss)
+			out = string(b)
+		}
+		return bestT, bestRSS, out, nil
+	}
+	rt, rrss, rout, err := best("runaway", func() *exec.Cmd { return exec.Command(self, "-read", main) })
+	if err != nil {
+		return err
+	}
+	mbs := float64(total) / (1 << 20)
+	rcpu := cpu
+	fmt.Printf("runaway  wall %6.3f s  %7.1f MB/s  cpu %6.3f s  peak RSS %6.1f MB\n", rt.Seconds(), mbs/rt.Seconds(), rcpu.Seconds(), float64(rrss)/1024)
+
+	if ccusage == "" {
+		c, _ := os.UserCacheDir()
+		ccusage = filepath.Join(c, "runaway-bench", "ccusage-20.0.24", "node_modules", "@ccusage", "ccusage-linux-x64", "bin", "ccusage")
+	}
+	if _, err := os.Stat(ccusage); err != nil {
+		fmt.Printf("ccusage  not found at %s: run go run ./bench/ccusagecompare first\n", ccusage)
+		return nil
+	}
+	ct, crss, cout, err := best("ccusage", func() *exec.Cmd {
+		c := exec.Command(ccusage, "claude", "session", "--json", "--offline")
+		c.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"), "HOME="+dir)
+		return c
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ccusage  wall %6.3f s  %7.1f MB/s  cpu %6.3f s  peak RSS %6.1f MB  (%s)\n", ct.Seconds(), mbs/ct.Seconds(), cpu.Seconds(), float64(crss)/1024, ccusage)
+	fmt.Printf("ccusage/runaway: wall %.2fx, cpu %.2fx, peak memory %.2fx\n", ct.Seconds()/rt.Seconds(), cpu.Seconds()/rcpu.Seconds(), float64(crss)/float64(rrss))
+
+	// Same totals, or the speed means nothing.
+	var ours pricing.Ledger
+	var theirs struct {
+		Totals struct {
+			InputTokens  int64 `json:"inputTokens"`
+			OutputTokens int64 `json:"outputTokens"`
+		} `json:"totals"`
+	}
+	json.Unmarshal([]byte(rout), &ours)
+	json.Unmarshal([]byte(cout), &theirs)
+	var in, out int64
+	for _, m := range ours.Models {
+		in, out = in+m.InputTokens, out+m.OutputTokens
+	}
+	fmt.Printf("tokens in/out: runaway %d/%d, ccusage %d/%d\n", in, out, theirs.Totals.InputTokens, theirs.Totals.OutputTokens)
+	return nil
+}
+
+// generate writes a session of about size bytes: the main transcript and 8
+// subagent files, in Claude Code's shapes (one assistant line per content
+// block with the response's usage, partial usage on early subagent lines,
+// tool results, file-history snapshots, an occasional multi-MB line).
+func generate(project string, size int64) (int64, error) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	files := []string{filepath.Join(project, session+".jsonl")}
+	for i := range 8 {
+		files = append(files, filepath.Join(project, session, "subagents", fmt.Sprintf("agent-a%015x.jsonl", i)))
+	}
+	var total int64
+	for i, path := range files {
+		share := size * 6 / 10
+		if i > 0 {
+			share = size * 4 / 10 / 8
+		}
+		n, err := writeSession(path, i, share, i > 0, rng)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func writeSession(path string, file int, size int64, sidechain bool, rng *rand.Rand) (int64, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return 0, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var n int64
+	write := func(v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		b = append(b, '\n')
+		n += int64(len(b))
+		_, err = f.Write(b)
+		return err
+	}
+	text := func(k int) string { return strings.Repeat("lorem ipsum dolor sit amet, ", k/28+1)[:k] }
+	base := map[string]any{"parentUuid": "p", "isSidechain": sidechain, "userType": "external", "cwd": "/bench/proj",
+		"sessionId": session, "version": "2.1.328", "gitBranch": "main"}
+	line := func(extra map[string]any) map[string]any {
+		m := map[string]any{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	models := []string{"claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001"}
+	for resp := 0; n < size; resp++ {
+		id := fmt.Sprintf("msg_01%02d%020d", file, resp)
+		req := fmt.Sprintf("req_011C%02d%018d", file, resp)
+		model := models[rng.IntN(len(models))]
+		in, cw, cr := 3+rng.IntN(50), 500+rng.IntN(5000), 20000+rng.IntN(100000)
+		usage := func(out int) map[string]any {
+			return map[string]any{"input_tokens": in, "cache_creation_input_tokens": cw,
+				"cache_read_input_tokens": cr, "output_tokens": out, "service_tier": "standard",
+				"cache_creation":  map[string]any{"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 500},
+				"server_tool_use": map[string]any{"web_search_requests": 0}, "inference_geo": "global", "speed": "standard"}
+		}
+		out := 50 + rng.IntN(2000)
+		blocks := []map[string]any{
+			{"type": "thinking", "thinking": text(500 + rng.IntN(3000)), "signature": text(400)},
+			{"type": "text", "text": text(200 + rng.IntN(1500))},
+			{"type": "tool_use", "id": fmt.Sprintf("toolu_01%020d", resp), "name": "Bash", "input": map[string]any{"command": "go test ./...", "description": "run tests"}},
+		}
+		for b, block := range blocks {
+			o := out
+			if sidechain && b < len(blocks)-1 {
+				o = 1 + b // subagent files carry partial output on early lines
+			}
+			err := write(line(map[string]any{"type": "assistant", "requestId": req, "uuid": fmt.Sprintf("u%d-%d", resp, b),
+				"timestamp": "2026-11-30T10:00:00.000Z",
+				"message": map[string]any{"model": model, "id": id, "type": "message", "role": "assistant",
+					"content": []any{block}, "stop_reason": nil, "usage": usage(o)}}))
+			if err != nil {
+				return n, err
+			}
+		}
+		result := text(1000 + rng.IntN(20000))
+		if rng.IntN(400) == 0 {
+			result = text(3 << 20) // a tool that printed megabytes
+		}
+		err := write(line(map[string]any{"type": "user", "uuid": fmt.Sprintf("r%d", resp), "timestamp": "2026-11-30T10:00:01.000Z",
+			"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
+				"tool_use_id": fmt.Sprintf("toolu_01%020d", resp), "is_error": rng.IntN(10) == 0, "content": result}}},
+			"toolUseResult": map[string]any{"stdout": result[:min(len(result), 2000)], "stderr": ""}}))
+		if err != nil {
+			return n, err
+		}
+		if rng.IntN(20) == 0 {
+			if err := write(map[string]any{"type": "file-history-snapshot", "messageId": id, "snapshot": map[string]any{"trackedFileBackups": text(30000)}}); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
