@@ -3,6 +3,11 @@ package guard
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/transcripts"
@@ -23,7 +28,8 @@ type ReplayDecision struct {
 // Replay runs a recorded session call by call through the wires with the
 // given policy, as the hook would have seen it: at each tool call, the
 // responses up to and including the one that made it, and the results of
-// the calls before. The daily and prompt caps are left out (a recording
+// the calls before. Where the recording goes on past a stop, the replay
+// does as if the person had raised the cap by as much again. The daily and prompt caps are left out (a recording
 // carries no day of other sessions, and older transcripts no prompt ids).
 // It returns the decisions and the number of tool calls.
 func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs.Policy, pr Pricer) ([]ReplayDecision, int, error) {
@@ -33,7 +39,7 @@ func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs
 		h, read = Codex, transcripts.ReadCodex
 	}
 	p.DailyCapUSD, p.PromptCapUSD = 0, 0
-	sess := &Session{Version: stateVersion, Harness: h, SessionID: "replay"}
+	sess := &Session{Version: stateVersion, Harness: h, SessionID: replaySessionID(path)}
 	hook := &Hook{}
 	var out []ReplayDecision
 	calls := 0
@@ -46,8 +52,13 @@ func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs
 		for _, v := range ans.Verdicts {
 			out = append(out, ReplayDecision{
 				Call: calls, Tool: in.ToolName, Summary: c.Summary, Wire: v.Wire,
-				Decision: received(h, v.Kind), SpendUSD: sess.Spend.USD, Reason: v.Reason,
+				Decision: received(h, v.Kind), SpendUSD: roundMicro(sess.Spend.USD), Reason: v.Reason,
 			})
+		}
+		if sess.Spend.Stopped {
+			// The recording went on: as if the person had run the allow
+			// the stop message names, so the replay shows the next stop.
+			sess.Spend.Allowed += p.SessionCapUSD
 		}
 	}
 	// A Claude Code line holds a response's usage and its tool calls
@@ -60,29 +71,90 @@ func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs
 		}
 		pending = pending[:0]
 	}
-	sink := transcripts.Sink{
-		Response: func(r transcripts.Response) {
-			sess.addResponse(r, pr)
-			flush()
-		},
-		ToolResult: func(r transcripts.ToolResult) {
-			flush()
-			sess.addResult(r)
-		},
-		ToolCall: func(tc transcripts.ToolCall) {
-			if h == Codex {
-				pending = append(pending, tc)
-				return
-			}
-			decide(tc)
-		},
+	events, err := readEvents(ctx, read, path)
+	if err != nil {
+		return nil, 0, err
 	}
-	var pos transcripts.Position
-	if _, err := read(ctx, path, &pos, sink); err != nil {
-		return nil, calls, err
+	for _, e := range events {
+		switch {
+		case e.resp != nil:
+			sess.addResponse(*e.resp, pr)
+			flush()
+		case e.result != nil:
+			flush()
+			sess.addResult(*e.result)
+		case h == Codex:
+			if codexRunsHook(e.call.Name) {
+				pending = append(pending, *e.call)
+			}
+		default:
+			decide(*e.call)
+		}
 	}
 	flush()
 	return out, calls, nil
+}
+
+// roundMicro drops float noise below a millionth of a dollar.
+func roundMicro(usd float64) float64 { return math.Round(usd*1e6) / 1e6 }
+
+// replayEvent is one record of a recording, in the order the hook would
+// have seen it.
+type replayEvent struct {
+	at     time.Time
+	resp   *transcripts.Response
+	result *transcripts.ToolResult
+	call   *transcripts.ToolCall
+}
+
+// readEvents reads a session's files and orders their records by time: the
+// readers go file by file, while the hook of a main-session call also sees
+// what the subagents had written by then. A record without a time takes
+// the time of the record before it in its file.
+func readEvents(ctx context.Context, read func(context.Context, string, *transcripts.Position, transcripts.Sink) (bool, error), path string) ([]replayEvent, error) {
+	var events []replayEvent
+	last := map[string]time.Time{}
+	add := func(file string, t time.Time, e replayEvent) {
+		if t.IsZero() {
+			t = last[file]
+		}
+		last[file] = t
+		e.at = t
+		events = append(events, e)
+	}
+	sink := transcripts.Sink{
+		Response:   func(r transcripts.Response) { add(r.File, r.Time, replayEvent{resp: &r}) },
+		ToolResult: func(r transcripts.ToolResult) { add(r.File, r.Time, replayEvent{result: &r}) },
+		ToolCall:   func(c transcripts.ToolCall) { add(c.File, c.Time, replayEvent{call: &c}) },
+	}
+	var pos transcripts.Position
+	if _, err := read(ctx, path, &pos, sink); err != nil {
+		return nil, err
+	}
+	if len(last) > 1 {
+		sort.SliceStable(events, func(i, j int) bool { return events[i].at.Before(events[j].at) })
+	}
+	return events, nil
+}
+
+// replaySessionID is the session id a recording's file name carries
+// (<id>.jsonl for Claude Code, rollout-<time>-<id>.jsonl for Codex).
+func replaySessionID(path string) string {
+	base := filepath.Base(path)
+	base = strings.TrimSuffix(strings.TrimSuffix(base, ".zst"), ".jsonl")
+	if strings.HasPrefix(base, "rollout-") && len(base) > 36 {
+		return base[len(base)-36:]
+	}
+	return base
+}
+
+// codexShellTools are the names Codex's shell tool has had; Codex runs
+// PreToolUse hooks for them (as "Bash"), for apply_patch and for MCP tools,
+// and for nothing else (update_plan, write_stdin, view_image, …).
+var codexShellTools = map[string]bool{"exec_command": true, "shell": true, "local_shell": true, "container.exec": true, "shell_command": true}
+
+func codexRunsHook(name string) bool {
+	return codexShellTools[name] || name == "apply_patch" || strings.HasPrefix(name, "mcp__")
 }
 
 // received is the decision as the agent gets it: Codex has no ask.
@@ -102,8 +174,8 @@ func hookView(h Harness, tc transcripts.ToolCall) *Input {
 	if h != Codex {
 		return in
 	}
-	switch tc.Name {
-	case "exec_command", "shell", "local_shell", "container.exec", "shell_command":
+	switch {
+	case codexShellTools[tc.Name]:
 		var args struct {
 			Cmd     json.RawMessage `json:"cmd"`
 			Command json.RawMessage `json:"command"`
@@ -122,7 +194,7 @@ func hookView(h Harness, tc transcripts.ToolCall) *Input {
 		}
 		in.ToolName = "Bash"
 		in.ToolInput, _ = json.Marshal(map[string]string{"command": s})
-	case "apply_patch":
+	case tc.Name == "apply_patch":
 		// The hook gets the raw patch as tool_input.command; the rollout
 		// has it as the call's input string or its "input" argument.
 		var patch string

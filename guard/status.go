@@ -66,7 +66,7 @@ func clone(s *Session) *Session {
 func (s *Session) view(p configs.Policy) View {
 	v := View{
 		Harness: s.Harness, SessionID: s.SessionID, Cwd: s.Cwd, Models: s.Spend.Models,
-		SpendUSD: s.Spend.USD, Estimated: s.Spend.Estimated, CapUSD: s.SessionCap(p),
+		SpendUSD: roundMicro(s.Spend.USD), Estimated: s.Spend.Estimated, CapUSD: s.SessionCap(p),
 		Calls: s.Calls, FailureRun: s.Failures.Run, RepeatRun: sameRun(s.Recent),
 		LastDecision: s.Last, StartedAt: s.Started, UpdatedAt: s.Updated,
 		Transcript: s.Spend.Transcript, State: "ok",

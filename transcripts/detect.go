@@ -62,7 +62,7 @@ func Detect(path string) (Agent, error) {
 				switch {
 				case l.Payload != nil && codexLineTypes[l.Type]:
 					return Codex, nil
-				case l.SessionID != "" || l.UUID != "" || (l.Type == "summary" && l.Summary != nil):
+				case l.SessionID != "" || l.UUID != "" || (l.Type == "summary" && l.Summary != nil) || claudeOnlyTypes[l.Type]:
 					return ClaudeCode, nil
 				}
 			}
@@ -76,6 +76,10 @@ func Detect(path string) (Agent, error) {
 	}
 	return "", ErrUnknownFormat
 }
+
+// claudeOnlyTypes are Claude Code record types that carry no session id; a
+// session that is nothing but file snapshots so far is still Claude Code's.
+var claudeOnlyTypes = map[string]bool{"file-history-snapshot": true, "queue-operation": true}
 
 var codexLineTypes = map[string]bool{
 	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true,

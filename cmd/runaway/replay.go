@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/guard"
 	"github.com/runaway-guard/runaway/pricing"
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -26,23 +27,49 @@ type replayReport struct {
 	Agent transcripts.Agent `json:"agent"`
 	Files []string          `json:"files"`
 	pricing.Ledger
+	// Calls counts the session's tool calls; Decisions are where runaway
+	// would have warned, asked, denied or stopped, under Policy.
+	Calls     int                    `json:"calls"`
+	Policy    replayPolicy           `json:"policy"`
+	Decisions []guard.ReplayDecision `json:"decisions"`
+}
+
+// replayPolicy is the part of the policy a replay applies.
+type replayPolicy struct {
+	SessionCapUSD float64 `json:"session_cap_usd"`
+	WarnAt        float64 `json:"warn_at"`
+	FailureRun    int     `json:"failure_run"`
+	RepeatRun     int     `json:"repeat_run"`
+}
+
+type replayOptions struct {
+	json     bool
+	cap      float64
+	warnAt   float64
+	failures int
+	repeats  int
 }
 
 func newReplayCmd() *cobra.Command {
-	var asJSON bool
+	var o replayOptions
 	cmd := &cobra.Command{
 		Use:   "replay PATH",
-		Short: "Print what a Claude Code transcript or Codex rollout cost",
+		Short: "Show what a recorded session cost and where runaway would have stepped in",
 		Long: `replay reads a Claude Code transcript (with its session's subagent files) or a
 Codex rollout (.jsonl or .jsonl.zst, with its subagents' rollouts) and prints
-what it cost per model and in total, priced like the hook prices it.`,
+what it cost per model and in total, priced like the hook prices it.
+
+It then replays the session call by call through runaway's wires, with the
+current policy or the one given by the flags, and lists where runaway would
+have warned, asked, denied or stopped: tune your caps on your own history.
+The prompt and daily caps are not replayed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := replay(args[0])
+			r, err := replay(args[0], cmd, o)
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if o.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
 				return enc.Encode(r)
@@ -51,11 +78,46 @@ what it cost per model and in total, priced like the hook prices it.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	cmd.Flags().Float64Var(&o.cap, "cap", 0, "session cap in USD (default: the config's)")
+	cmd.Flags().Float64Var(&o.warnAt, "warn-at", 0, "share of the cap that warns (default: the config's)")
+	cmd.Flags().IntVar(&o.failures, "failures", 0, "failed tool results in a row that ask (default: the config's)")
+	cmd.Flags().IntVar(&o.repeats, "repeats", 0, "identical calls in a row that ask (default: the config's)")
 	return cmd
 }
 
-func replay(path string) (*replayReport, error) {
+// replayPolicyFrom is the config's policy with the flags given on top.
+func replayPolicyFrom(cmd *cobra.Command, o replayOptions) (configs.Policy, error) {
+	p, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
+	f := cmd.Flags()
+	if f.Changed("cap") {
+		if o.cap < 0 {
+			return p, usageError(fmt.Errorf("--cap takes dollars, 0 for none, not %g", o.cap))
+		}
+		p.SessionCapUSD = o.cap
+	}
+	if f.Changed("warn-at") {
+		if o.warnAt <= 0 || o.warnAt > 1 {
+			return p, usageError(fmt.Errorf("--warn-at takes a share above 0 and at most 1, not %g", o.warnAt))
+		}
+		p.WarnAt = o.warnAt
+	}
+	if f.Changed("failures") {
+		if o.failures < 2 {
+			return p, usageError(fmt.Errorf("--failures takes 2 or more, not %d", o.failures))
+		}
+		p.FailureRun = o.failures
+	}
+	if f.Changed("repeats") {
+		if o.repeats < 2 {
+			return p, usageError(fmt.Errorf("--repeats takes 2 or more, not %d", o.repeats))
+		}
+		p.RepeatRun = o.repeats
+	}
+	return p, nil
+}
+
+func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, error) {
 	hints := []string{"ls ~/.claude/projects/*/ ~/.codex/sessions/*/*/*/"}
 	agent, err := transcripts.Detect(path)
 	if err != nil {
@@ -64,8 +126,11 @@ func replay(path string) (*replayReport, error) {
 		}
 		return nil, failf(hints, "cannot read %s: %v", path, err)
 	}
+	policy, err := replayPolicyFrom(cmd, o)
+	if err != nil {
+		return nil, err
+	}
 	table := pricing.Default()
-	policy, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
 	if table, err = table.WithJSON(policy.Prices); err != nil {
 		return nil, failf([]string{"$EDITOR " + configs.PolicyPath()}, "%v", err)
 	}
@@ -84,6 +149,14 @@ func replay(path string) (*replayReport, error) {
 	if err != nil {
 		return nil, failf(hints, "cannot read %s: %v", path, err)
 	}
+	pricer, _ := guard.NewPricer(policy)
+	if r.Decisions, r.Calls, err = guard.Replay(context.Background(), agent, path, policy, pricer); err != nil {
+		return nil, failf(hints, "cannot replay %s: %v", path, err)
+	}
+	if r.Decisions == nil {
+		r.Decisions = []guard.ReplayDecision{}
+	}
+	r.Policy = replayPolicy{SessionCapUSD: policy.SessionCapUSD, WarnAt: policy.WarnAt, FailureRun: policy.FailureRun, RepeatRun: policy.RepeatRun}
 	return r, nil
 }
 
@@ -111,5 +184,25 @@ func printReplay(w io.Writer, r *replayReport) {
 		total += " (estimated)"
 	}
 	fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.4f\t\n", total, in, out, cr, cw, r.CostUSD)
+	tw.Flush()
+	printReplayDecisions(w, r)
+}
+
+func printReplayDecisions(w io.Writer, r *replayReport) {
+	p := r.Policy
+	capText := "no session cap"
+	if p.SessionCapUSD > 0 {
+		capText = fmt.Sprintf("session cap $%.2f (warn at %.0f%%)", p.SessionCapUSD, 100*p.WarnAt)
+	}
+	fmt.Fprintf(w, "\n%d tool calls replayed with %s, %d failures or %d repeats in a row:\n", r.Calls, capText, p.FailureRun, p.RepeatRun)
+	if len(r.Decisions) == 0 {
+		fmt.Fprintln(w, "runaway would not have stepped in.")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "call\ttool\twire\tdecision\tspend\treason")
+	for _, d := range r.Decisions {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t$%.2f\t%s\n", d.Call, d.Tool, d.Wire, d.Decision, d.SpendUSD, d.Reason)
+	}
 	tw.Flush()
 }
