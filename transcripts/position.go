@@ -95,6 +95,17 @@ func (p *Position) absPath(rel string) string {
 // hitting its deadline still gets through the file. A missing file is not an
 // error: it may not exist yet.
 func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn func(line []byte, off int64)) (more bool, err error) {
+	zst := strings.HasSuffix(abs, ".zst")
+	// The common case on the hook's path: a subagent file that has not
+	// grown. One stat, no open.
+	if fi, err := os.Stat(abs); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	} else if !zst && fp.ID != "" && fp.ID == fileID(fi) && fi.Size() == fp.Off {
+		return false, nil
+	}
 	f, err := os.Open(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -107,7 +118,6 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 	if err != nil {
 		return false, err
 	}
-	zst := strings.HasSuffix(abs, ".zst")
 	id := fileID(fi)
 	if zst {
 		id = fmt.Sprintf("%s:%d", id, fi.Size())
@@ -147,7 +157,13 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 		}
 	}
 
-	more, err = scanLines(ctx, r, fp, fn)
+	// A buffer the size of what is new, within bounds: the hook's usual
+	// read is a few KB and should not allocate 256 KiB each time.
+	bufSize := 256 << 10
+	if !zst {
+		bufSize = int(min(max(fi.Size()-fp.Off+1, 4<<10), 256<<10))
+	}
+	more, err = scanLines(ctx, r, bufSize, fp, fn)
 	if !zst && fp.HeadN < headLen && fp.Off > int64(fp.HeadN) {
 		n := int(min(int64(headLen), fp.Off))
 		buf := make([]byte, n)
@@ -161,8 +177,8 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 // scanLines streams r through a fixed buffer. Lines longer than MaxLine are
 // skipped; a last line without its newline is left for the next call. fn
 // must not keep line.
-func scanLines(ctx context.Context, r io.Reader, fp *FilePos, fn func(line []byte, off int64)) (bool, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
+func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn func(line []byte, off int64)) (bool, error) {
+	br := bufio.NewReaderSize(r, bufSize)
 	var long []byte // the start of a line longer than the buffer
 	var pending int64
 	tooLong := false
