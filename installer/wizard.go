@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -35,169 +36,33 @@ var capChoices = []float64{5, 10, 20, 50}
 
 const customCap = "custom"
 
+// answers are the wizard's fields as the person edits them.
+type answers struct {
+	harnesses                      []string
+	capChoice, capText             string // capText: the amount when capChoice is customCap
+	warnText, failText, repeatText string
+}
+
 // Run runs the wizard. It returns ErrCancelled when the person stops it.
 func (w Wizard) Run() (*SetupPlan, error) {
-	paths := DefaultPaths()
-	if w.Options.Paths != nil {
-		paths = *w.Options.Paths
-	}
-	// The current config is the starting point; flags override it.
-	current, _ := configs.LoadPolicy(paths.Config, func(string) string { return "" })
 	agents := Detect()
+	// Ask the terminal for its background now, before a form reads the
+	// keyboard: the answer then cannot be taken for key presses.
+	lipgloss.HasDarkBackground()
 
-	if !w.Accessible {
-		// Ask the terminal for its background now, before the form reads
-		// the keyboard: the answer then cannot be taken for key presses.
-		lipgloss.HasDarkBackground()
-	}
-
-	chosen := w.Options.Harnesses
-	if len(chosen) == 0 {
-		for _, f := range agents {
-			if f.Found && f.Support != NotSupported {
-				chosen = append(chosen, f.ID)
-			}
-		}
-	}
-	var options []huh.Option[string]
-	for _, f := range agents {
-		if f.Support == NotSupported {
-			continue
-		}
-		label := f.Name + " — " + f.Support.String()
-		if !f.Found {
-			label += " (not found)"
-		}
-		options = append(options, huh.NewOption(label, f.ID).Selected(slices.Contains(chosen, f.ID)))
-	}
-
-	capUSD := current.SessionCapUSD
-	if w.Options.CapUSD != nil {
-		capUSD = *w.Options.CapUSD
-	}
-	capChoice, customText := customCap, formatNumber(capUSD)
-	var capOptions []huh.Option[string]
-	for _, c := range capChoices {
-		v := formatNumber(c)
-		label := "$" + v
-		if c == configs.DefaultSessionCapUSD {
-			label += " (default)"
-		}
-		if c == capUSD {
-			capChoice = v
-		}
-		capOptions = append(capOptions, huh.NewOption(label, v))
-	}
-	capOptions = append(capOptions, huh.NewOption("another amount", customCap))
-
-	warnAt, failures, repeats := current.WarnAt, current.FailureRun, current.RepeatRun
-	if w.Options.WarnAt != nil {
-		warnAt = *w.Options.WarnAt
-	}
-	if w.Options.FailureRun != nil {
-		failures = *w.Options.FailureRun
-	}
-	if w.Options.RepeatRun != nil {
-		repeats = *w.Options.RepeatRun
-	}
-	warnText := formatNumber(warnAt * 100)
-	failText, repeatText := strconv.Itoa(failures), strconv.Itoa(repeats)
-
-	choices := huh.NewForm(
-		huh.NewGroup(
-			huh.NewNote().
-				Title("runaway setup").
-				Description(w.text(welcome(agents))).
-				Next(true).NextLabel("Next"),
-		),
-		huh.NewGroup(
-			huh.NewMultiSelect[string]().
-				Title("Which agents should runaway guard?").
-				Description("space selects, enter goes on").
-				Options(options...).
-				Value(&chosen).
-				Validate(func(ids []string) error {
-					if len(ids) == 0 {
-						return errors.New("choose at least one agent (space selects)")
-					}
-					return nil
-				}),
-		),
-		huh.NewGroup(
-			huh.NewSelect[string]().
-				Title("Spend cap per session").
-				Description("At the cap runaway denies the next call and ends the turn; `runaway allow` raises it.").
-				Options(capOptions...).
-				Value(&capChoice),
-		),
-	)
-	if err := w.run(choices); err != nil {
+	a := w.startingAnswers(agents)
+	if err := w.ask(agents, &a); err != nil {
 		return nil, err
 	}
-	// A form of its own rather than a hidden group: accessible mode asks
-	// every field of a form, hidden or not.
-	if capChoice == customCap {
-		custom := huh.NewForm(huh.NewGroup(
-			w.input("Cap per session, in US dollars", &customText, func(s string) error { _, err := parseCap(s); return err }),
-		))
-		if err := w.run(custom); err != nil {
-			return nil, err
-		}
-	}
-	limits := huh.NewForm(huh.NewGroup(
-		w.input("Warn at this share of the cap, in %", &warnText, func(s string) error { _, err := parseShare(s); return err }),
-		w.input("Ask after this many failed calls in a row", &failText, func(s string) error { _, err := parseRun(s); return err }),
-		w.input("Ask after this many identical calls in a row", &repeatText, func(s string) error { _, err := parseRun(s); return err }),
-	).Title("Other limits").Description("The defaults suit most people: enter keeps each one."))
-	if err := w.run(limits); err != nil {
+	opts, err := a.options(w.Options)
+	if err != nil {
 		return nil, err
 	}
-
-	opts := w.Options
-	opts.Harnesses = chosen
-	capText := capChoice
-	if capChoice == customCap {
-		capText = customText
-	}
-	var err error
-	if capUSD, err = parseCap(capText); err != nil {
-		return nil, err
-	}
-	opts.CapUSD = &capUSD
-	if warnAt, err = parseShare(warnText); err != nil {
-		return nil, err
-	}
-	opts.WarnAt = &warnAt
-	if failures, err = parseRun(failText); err != nil {
-		return nil, err
-	}
-	opts.FailureRun = &failures
-	if repeats, err = parseRun(repeatText); err != nil {
-		return nil, err
-	}
-	opts.RepeatRun = &repeats
-
 	plan, err := PlanSetup(opts)
 	if err != nil || plan.Empty() {
 		return plan, err
 	}
-	var names []string
-	for _, h := range plan.Wire {
-		names = append(names, h.Name)
-	}
-	fmt.Fprintf(w.Out, "\nGuard %s; cap $%s per session, warn at %s%%; ask after %d failed or %d identical calls in a row.\n",
-		strings.Join(names, " and "), formatNumber(capUSD), formatNumber(warnAt*100), failures, repeats)
-	fmt.Fprintln(w.Out, "runaway will:")
-	for _, l := range plan.Steps() {
-		fmt.Fprintln(w.Out, "  "+l)
-	}
-	fmt.Fprintln(w.Out)
-	fmt.Fprint(w.Out, w.colorDiff(plan.Diff()))
-	for _, l := range plan.Files.warningLines() {
-		fmt.Fprintln(w.Out, l)
-	}
-	fmt.Fprintln(w.Out)
-
+	w.show(plan, opts)
 	apply := false
 	confirm := huh.NewForm(huh.NewGroup(
 		huh.NewConfirm().
@@ -213,6 +78,170 @@ func (w Wizard) Run() (*SetupPlan, error) {
 		return nil, ErrCancelled
 	}
 	return plan, nil
+}
+
+// startingAnswers: the flags given, else the current config, else the
+// defaults; the agents found that runaway supports.
+func (w Wizard) startingAnswers(agents []Found) answers {
+	paths := DefaultPaths()
+	if w.Options.Paths != nil {
+		paths = *w.Options.Paths
+	}
+	current, _ := configs.LoadPolicy(paths.Config, func(string) string { return "" })
+	if current.SessionCapUSD <= 0 {
+		current.SessionCapUSD = configs.DefaultSessionCapUSD
+	}
+	o := w.Options
+	capUSD := cmp.Or(deref(o.CapUSD), current.SessionCapUSD)
+	a := answers{
+		harnesses:  o.Harnesses,
+		capChoice:  customCap,
+		capText:    formatNumber(capUSD),
+		warnText:   formatNumber(cmp.Or(deref(o.WarnAt), current.WarnAt) * 100),
+		failText:   strconv.Itoa(cmp.Or(deref(o.FailureRun), current.FailureRun)),
+		repeatText: strconv.Itoa(cmp.Or(deref(o.RepeatRun), current.RepeatRun)),
+	}
+	if slices.Contains(capChoices, capUSD) {
+		a.capChoice = formatNumber(capUSD)
+	}
+	if len(a.harnesses) == 0 {
+		for _, f := range agents {
+			if f.Found && f.Support != NotSupported {
+				a.harnesses = append(a.harnesses, f.ID)
+			}
+		}
+	}
+	return a
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// ask runs the screens: welcome and agents, which to wire, the cap (and
+// an amount of one's own), the other limits.
+func (w Wizard) ask(agents []Found, a *answers) error {
+	var agentOptions []huh.Option[string]
+	for _, f := range agents {
+		if f.Support == NotSupported {
+			continue
+		}
+		label := f.Name + " — " + f.Support.String()
+		if !f.Found {
+			label += " (not found)"
+		}
+		agentOptions = append(agentOptions, huh.NewOption(label, f.ID).Selected(slices.Contains(a.harnesses, f.ID)))
+	}
+	var capOptions []huh.Option[string]
+	for _, c := range capChoices {
+		label := "$" + formatNumber(c)
+		if c == configs.DefaultSessionCapUSD {
+			label += " (default)"
+		}
+		capOptions = append(capOptions, huh.NewOption(label, formatNumber(c)))
+	}
+	capOptions = append(capOptions, huh.NewOption("another amount", customCap))
+
+	choices := huh.NewForm(
+		huh.NewGroup(
+			huh.NewNote().
+				Title("runaway setup").
+				Description(w.text(welcome(agents))).
+				Next(true).NextLabel("Next"),
+		),
+		huh.NewGroup(
+			huh.NewMultiSelect[string]().
+				Title("Which agents should runaway guard?").
+				Description("space selects, enter goes on").
+				Options(agentOptions...).
+				Value(&a.harnesses).
+				Validate(func(ids []string) error {
+					if len(ids) == 0 {
+						return errors.New("choose at least one agent (space selects)")
+					}
+					return nil
+				}),
+		),
+		huh.NewGroup(
+			huh.NewSelect[string]().
+				Title("Spend cap per session").
+				Description("At the cap runaway denies the next call and ends the turn; `runaway allow` raises it.").
+				Options(capOptions...).
+				Value(&a.capChoice),
+		),
+	)
+	if err := w.run(choices); err != nil {
+		return err
+	}
+	// A form of its own rather than a hidden group: accessible mode asks
+	// every field of a form, hidden or not.
+	if a.capChoice == customCap {
+		custom := huh.NewForm(huh.NewGroup(
+			w.input("Cap per session, in US dollars", &a.capText, func(s string) error { _, err := parseCap(s); return err }),
+		))
+		if err := w.run(custom); err != nil {
+			return err
+		}
+	}
+	limits := huh.NewForm(huh.NewGroup(
+		w.input("Warn at this share of the cap, in %", &a.warnText, func(s string) error { _, err := parseShare(s); return err }),
+		w.input("Ask after this many failed calls in a row", &a.failText, func(s string) error { _, err := parseRun(s); return err }),
+		w.input("Ask after this many identical calls in a row", &a.repeatText, func(s string) error { _, err := parseRun(s); return err }),
+	).Title("Other limits").Description("The defaults suit most people: enter keeps each one."))
+	return w.run(limits)
+}
+
+// options turns the answers into setup's options (the same ones the flags
+// set).
+func (a answers) options(base SetupOptions) (SetupOptions, error) {
+	opts := base
+	opts.Harnesses = a.harnesses
+	capText := a.capChoice
+	if a.capChoice == customCap {
+		capText = a.capText
+	}
+	capUSD, err := parseCap(capText)
+	if err != nil {
+		return opts, err
+	}
+	warnAt, err := parseShare(a.warnText)
+	if err != nil {
+		return opts, err
+	}
+	failures, err := parseRun(a.failText)
+	if err != nil {
+		return opts, err
+	}
+	repeats, err := parseRun(a.repeatText)
+	if err != nil {
+		return opts, err
+	}
+	opts.CapUSD, opts.WarnAt, opts.FailureRun, opts.RepeatRun = &capUSD, &warnAt, &failures, &repeats
+	return opts, nil
+}
+
+// show prints the choices, the plan's steps and its exact edits.
+func (w Wizard) show(plan *SetupPlan, opts SetupOptions) {
+	var names []string
+	for _, h := range plan.Wire {
+		names = append(names, h.Name)
+	}
+	fmt.Fprintf(w.Out, "\nGuard %s; cap $%s per session, warn at %s%%; ask after %d failed or %d identical calls in a row.\n",
+		strings.Join(names, " and "), formatNumber(*opts.CapUSD), formatNumber(*opts.WarnAt*100), *opts.FailureRun, *opts.RepeatRun)
+	fmt.Fprintln(w.Out, "runaway will:")
+	for _, l := range plan.Steps() {
+		fmt.Fprintln(w.Out, "  "+l)
+	}
+	fmt.Fprintln(w.Out)
+	fmt.Fprint(w.Out, w.colorDiff(plan.Diff()))
+	for _, l := range plan.Files.warningLines() {
+		fmt.Fprintln(w.Out, l)
+	}
+	fmt.Fprintln(w.Out)
 }
 
 func (w Wizard) run(form *huh.Form) error {
