@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -99,18 +100,47 @@ func shorten(s string) string {
 	return s[:cut] + "…"
 }
 
-var (
-	// KEY=value and --token value pairs whose name says secret.
-	secretAssign = regexp.MustCompile(`(?i)([A-Za-z0-9_]*(?:key|token|secret|passw(?:or)?d|auth|credential)[A-Za-z0-9_]*\s*[=:]\s*|--?(?:[a-z-]*)(?:key|token|secret|password)[a-z-]*[= ])('[^']*'|"[^"]*"|\S+)`)
-	// Long runs of token characters: API keys, bearer tokens, hashes.
-	longToken = regexp.MustCompile(`[A-Za-z0-9_\-+/=]{32,}`)
-	// user:password@ in URLs.
-	urlPassword = regexp.MustCompile(`://([^/\s:@]+):[^/\s@]+@`)
-)
+// The redaction patterns are compiled on first use: most summaries need
+// none, and every hook process would pay for compiling them at start.
+var secretPatterns = sync.OnceValue(func() [3]*regexp.Regexp {
+	return [3]*regexp.Regexp{
+		// KEY=value and --token value pairs whose name says secret.
+		regexp.MustCompile(`(?i)([A-Za-z0-9_]*(?:key|token|secret|passw(?:or)?d|auth|credential)[A-Za-z0-9_]*\s*[=:]\s*|--?(?:[a-z-]*)(?:key|token|secret|password)[a-z-]*[= ])('[^']*'|"[^"]*"|\S+)`),
+		// user:password@ in URLs.
+		regexp.MustCompile(`://([^/\s:@]+):[^/\s@]+@`),
+		// Long runs of token characters: API keys, bearer tokens, hashes.
+		regexp.MustCompile(`[A-Za-z0-9_\-+/=]{32,}`),
+	}
+})
+
+// mayHoldSecret tells cheaply whether redact has anything to look at: an
+// assignment, a flag value, a URL, or a long run of token characters.
+func mayHoldSecret(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '=' || c == ':' || c == '-' && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t'):
+			return true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+' || c == '/':
+			run++
+			if run >= 32 {
+				return true
+			}
+		default:
+			run = 0
+		}
+	}
+	return false
+}
 
 // redact hides what looks like a secret before a summary is stored.
 func redact(s string) string {
-	s = secretAssign.ReplaceAllString(s, "${1}***")
-	s = urlPassword.ReplaceAllString(s, "://${1}:***@")
-	return longToken.ReplaceAllString(s, "***")
+	if !mayHoldSecret(s) {
+		return s
+	}
+	re := secretPatterns()
+	s = re[0].ReplaceAllString(s, "${1}***")
+	s = re[1].ReplaceAllString(s, "://${1}:***@")
+	return re[2].ReplaceAllString(s, "***")
 }

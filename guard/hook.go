@@ -41,6 +41,7 @@ type Hook struct {
 
 // call is one tool call on its way through the wires.
 type call struct {
+	tamper Verdict // the tamper wire's, decided before the state was opened
 	in     *Input
 	policy configs.Policy
 	sess   *Session
@@ -144,14 +145,22 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byt
 		h.errorLog().Log("config", p)
 	}
 
+	// The tamper wire needs no state: it runs first, so that an agent that
+	// locks or breaks runaway's state cannot get past it that way.
+	tamper := h.tamperWire(in)
+
 	store := &Store{Dir: h.StateDir, LockWait: h.LockWait}
 	locked, err := store.Open(ctx, in.Harness, in.SessionID)
 	if err != nil {
+		if tamper.Kind != None {
+			h.errorLog().Log("hook "+string(in.Harness), err)
+			return Answer{Verdicts: []Verdict{tamper}}.Encode(in.Harness), nil
+		}
 		return nil, err
 	}
 	defer locked.Close()
 
-	c := &call{in: in, policy: policy, sess: locked.Session, now: h.now()}
+	c := &call{in: in, policy: policy, sess: locked.Session, now: h.now(), tamper: tamper}
 	c.Call = Call{Fingerprint: Fingerprint(in.ToolName, in.ToolInput), Tool: in.ToolName, Summary: Summarize(in.ToolName, in.ToolInput)}
 	daily := h.readSpend(ctx, c)
 	ans := h.runWires(c, daily)
@@ -240,7 +249,7 @@ func (h *Hook) runWires(c *call, daily float64) Answer {
 	for _, v := range spendWire(s, c.policy, daily) {
 		add(v)
 	}
-	add(h.tamperWire(c.in))
+	add(c.tamper)
 	if h.extraWire != nil {
 		add(h.extraWire(s))
 	}

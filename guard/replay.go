@@ -46,7 +46,7 @@ func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs
 	decide := func(tc transcripts.ToolCall) {
 		calls++
 		in := hookView(h, tc)
-		c := &call{in: in, policy: p, sess: sess}
+		c := &call{in: in, policy: p, sess: sess, tamper: hook.tamperWire(in)}
 		c.Call = Call{Fingerprint: Fingerprint(in.ToolName, in.ToolInput), Tool: in.ToolName, Summary: Summarize(in.ToolName, in.ToolInput)}
 		ans := hook.runWires(c, -1)
 		for _, v := range ans.Verdicts {
