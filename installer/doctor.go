@@ -313,8 +313,8 @@ func (d *doctor) checkShell() {
 
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	if len(l) > 80 {
-		l = l[:80] + "…"
+	if len(l) > 200 {
+		l = l[:200] + "…"
 	}
 	return l
 }
@@ -469,12 +469,18 @@ func (d *doctor) liveTest(h Harness, e configs.Entry) {
 	limit := time.Duration(e.Timeout * float64(time.Second))
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, d.shell, "-c", e.Command)
+	// Without its `|| true` the command shows what that hides from the
+	// agent: a missing binary or a crash.
+	command := strings.TrimSpace(e.Command)
+	if e.OrTrue {
+		command = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(command, "true")), "||"))
+	}
+	cmd := exec.CommandContext(ctx, d.shell, "-c", command)
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))
 	cmd.Stdin = strings.NewReader(sampleInput(h.ID, transcript))
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// A hook killed at the timeout may leave children holding stdout.
 	cmd.WaitDelay = 200 * time.Millisecond
 	start := time.Now()
@@ -485,7 +491,11 @@ func (d *doctor) liveTest(h Harness, e configs.Entry) {
 		return
 	}
 	if err != nil {
-		d.add(StatusFail, check, "%s -c '<entry>' failed: %v", d.shell, err)
+		why := firstLine(stderr.String())
+		if why == "" {
+			why = "no message"
+		}
+		d.add(StatusFail, check, "the hook failed (%v: %s); the entry's || true lets the agent go on unguarded", err, why)
 		return
 	}
 	answer := bytes.TrimSpace(stdout.Bytes())
