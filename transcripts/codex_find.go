@@ -182,3 +182,24 @@ func readCodexMeta(path string) (codexMeta, bool) {
 	}
 	return codexMeta{ID: p.ID, SessionID: p.SessionID, parent: codexParent(&p)}, true
 }
+
+// CodexMeta is what a rollout's session_meta says about its thread.
+type CodexMeta struct {
+	// ThreadID is the rollout's own thread; RootID the session's root thread
+	// (session_meta.session_id, or the thread itself in files older than
+	// that field); ParentID the thread it was forked or spawned from.
+	ThreadID, RootID, ParentID string
+}
+
+// ReadCodexMeta reads the session_meta on the first line of the rollout at
+// path (.jsonl or .jsonl.zst).
+func ReadCodexMeta(path string) (CodexMeta, error) {
+	m, ok := readCodexMeta(path)
+	if !ok {
+		if _, err := os.Stat(path); err != nil {
+			return CodexMeta{}, err
+		}
+		return CodexMeta{}, ErrUnknownFormat
+	}
+	return CodexMeta{ThreadID: m.ID, RootID: m.root(), ParentID: m.parent}, nil
+}

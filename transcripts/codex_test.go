@@ -272,6 +272,10 @@ func TestCodexSessionFindsSubagentRollouts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(day2, "rollout-2026-06-01T10-00-00-019e9999-0000-7000-8000-000000000002.jsonl.zst"), zbuf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	meta, err := ReadCodexMeta(filepath.Join(day2, "rollout-2026-06-01T10-00-00-019e9999-0000-7000-8000-000000000002.jsonl.zst"))
+	if err != nil || meta != (CodexMeta{ThreadID: "019e9999-0000-7000-8000-000000000002", RootID: root, ParentID: root}) {
+		t.Errorf("child meta %+v (%v)", meta, err)
+	}
 	files, err := CodexSessionFiles(parent)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("session files %v (%v), want parent and the .zst child", files, err)

@@ -97,3 +97,37 @@ func FuzzCodexLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWalkObject: on every valid JSON object the walker finds the same
+// top-level values encoding/json does.
+func FuzzWalkObject(f *testing.F) {
+	for _, s := range claudeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"a":"x\\\"y","b":[1,{"c":"]"}],"d":{"e":"}"}, "f" : -1.5e3 ,"g":null}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want map[string]json.RawMessage
+		if json.Unmarshal(b, &want) != nil || want == nil {
+			return
+		}
+		got := map[string]json.RawMessage{}
+		if err := walkObject(b, func(k, v []byte) bool {
+			var key string
+			if json.Unmarshal(append(append([]byte{'"'}, k...), '"'), &key) != nil {
+				key = string(k)
+			}
+			got[key] = append(json.RawMessage(nil), v...)
+			return true
+		}); err != nil {
+			t.Fatalf("walkObject(%q): %v", b, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("walkObject(%q) found %d keys, encoding/json %d", b, len(got), len(want))
+		}
+		for k, v := range want {
+			if string(got[k]) != string(v) {
+				t.Errorf("key %q: walker %q, encoding/json %q", k, got[k], v)
+			}
+		}
+	})
+}

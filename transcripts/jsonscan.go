@@ -92,80 +92,23 @@ func skipValue(b []byte, i int) (int, error) {
 	}
 }
 
+// errStop ends a walk early without an error.
+var errStop = errors.New("stop")
+
 // walkObject calls fn with each key (raw, without quotes) and raw value of
 // the object in b. fn returning false stops the walk.
 func walkObject(b []byte, fn func(key, val []byte) bool) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return errSyntax
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
+	_, err := walkFields(b, 0, func(key []byte, v int) (int, error) {
+		val, end, err := span(b, v)
+		if err == nil && !fn(key, val) {
+			return 0, errStop
+		}
+		return end, err
+	})
+	if err == errStop {
 		return nil
 	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return errSyntax
-		}
-		end, err := skipString(b, i)
-		if err != nil {
-			return err
-		}
-		key := b[i+1 : end-1]
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return errSyntax
-		}
-		vstart := skipSpace(b, i+1)
-		vend, err := skipValue(b, vstart)
-		if err != nil {
-			return err
-		}
-		if !fn(key, b[vstart:vend]) {
-			return nil
-		}
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return errSyntax
-		}
-		if b[i] == '}' {
-			return nil
-		}
-		if b[i] != ',' {
-			return errSyntax
-		}
-		i = skipSpace(b, i+1)
-	}
-}
-
-// walkArray calls fn with each raw element of the array in b.
-func walkArray(b []byte, fn func(val []byte)) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return errSyntax
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return nil
-	}
-	for {
-		vend, err := skipValue(b, i)
-		if err != nil {
-			return err
-		}
-		fn(b[i:vend])
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return errSyntax
-		}
-		if b[i] == ']' {
-			return nil
-		}
-		if b[i] != ',' {
-			return errSyntax
-		}
-		i = skipSpace(b, i+1)
-	}
+	return err
 }
 
 // str decodes a raw JSON string value; anything else gives "".
