@@ -84,3 +84,68 @@ func BenchmarkHookVsFloor(b *testing.B) {
 	b.ReportMetric(float64(mh)/float64(mf), "hook/floor")
 	b.ReportMetric(0, "ns/op")
 }
+
+// growChunk is about 10 KB of a Claude Code session: one API response (a
+// text block and a tool call, one line each with the response's usage) and
+// the call's result.
+func growChunk(session string, i int) string {
+	text := strings.Repeat("lorem ipsum dolor sit amet, ", 150)
+	usage := `{"input_tokens":12,"cache_creation_input_tokens":1500,"cache_read_input_tokens":80000,"output_tokens":700,"cache_creation":{"ephemeral_5m_input_tokens":1500,"ephemeral_1h_input_tokens":0}}`
+	head := fmt.Sprintf(`{"type":"assistant","sessionId":%q,"requestId":"req_%d","timestamp":"2026-11-30T10:00:00.000Z","message":{"id":"msg_%d","model":"claude-sonnet-4-6","role":"assistant","usage":%s,"content":`, session, i, i, usage)
+	return head + fmt.Sprintf(`[{"type":"text","text":%q}]}}`, text) + "\n" +
+		head + fmt.Sprintf(`[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"go test ./pkg%d"}}]}}`, i, i) + "\n" +
+		fmt.Sprintf(`{"type":"user","sessionId":%q,"timestamp":"2026-11-30T10:00:01.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","is_error":false,"content":%q}]}}`, session, i, text+text) + "\n"
+}
+
+// BenchmarkHookSpendAfterGrowth times the hook with the spend wire on a
+// session whose transcript (1, 10, 100 MB) was read before and then grew by
+// about 10 KB, against the floor program, alternating the two. The hook's
+// time must not grow with the transcript: it reads only the new bytes.
+func BenchmarkHookSpendAfterGrowth(b *testing.B) {
+	dir := b.TempDir()
+	runaway := build(b, dir, "runaway", "github.com/runaway-guard/runaway/cmd/runaway")
+	floor := build(b, dir, "floor", "github.com/runaway-guard/runaway/bench/floor")
+	for _, mb := range []int{1, 10, 100} {
+		b.Run(fmt.Sprintf("%dMB", mb), func(b *testing.B) {
+			env := append(hookEnv(b), "RUNAWAY_SESSION_CAP_USD=1000000000")
+			session := fmt.Sprintf("bench-%d", mb)
+			path := filepath.Join(b.TempDir(), session+".jsonl")
+			f, err := os.Create(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for written := 0; written < mb<<20; n++ {
+				c := growChunk(session, n)
+				if _, err := f.WriteString(c); err != nil {
+					b.Fatal(err)
+				}
+				written += len(c)
+			}
+			f.Close()
+			call := func(i int) string {
+				return fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":"/bench","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./pkg%d"},"tool_use_id":"toolu_%d"}`, session, path, i, i)
+			}
+			// The first read of the whole transcript, done before timing.
+			runOnce(b, runaway, []string{"hook", "claude"}, append(env, "RUNAWAY_HOOK_DEADLINE=120s"), call(n-1))
+			var hook, base []time.Duration
+			for i := n; b.Loop(); i++ {
+				b.StopTimer()
+				g, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				g.WriteString(growChunk(session, i))
+				g.Close()
+				b.StartTimer()
+				base = append(base, runOnce(b, floor, nil, env, call(i)))
+				hook = append(hook, runOnce(b, runaway, []string{"hook", "claude"}, env, call(i)))
+			}
+			mh, mf := median(hook), median(base)
+			b.ReportMetric(float64(mh.Microseconds()), "hook-µs")
+			b.ReportMetric(float64(mf.Microseconds()), "floor-µs")
+			b.ReportMetric(float64(mh)/float64(mf), "hook/floor")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
