@@ -29,11 +29,14 @@
 //	tokens = tokens.Add(r.Usage).Sub(r.Counted)
 //	spend += cost(r.Model, r.Usage) - cost(r.Model, r.Counted)
 //
-// For any way a file is cut into appends (a half-written last line included),
-// the records yielded by all the incremental calls are exactly the records
-// yielded by one full read of the final bytes, in the same order, so the sums
-// are equal. This holds because every decision is made per complete line
-// from state that lives in Position itself.
+// For any way the files are cut into appends (a half-written last line
+// included), and wherever a deadline stops a read, the records yielded by all
+// the incremental calls are exactly the records one full read of the final
+// bytes yields, in the same order within each file, so the sums are equal.
+// This holds because every decision is made per complete line from state that
+// lives in Position itself (the property test in incremental_test.go cuts
+// real transcripts at random points to check it). Across files the order can
+// differ: a subagent file found later is read later.
 //
 // Response.Counted is the usage an earlier record already reported for the
 // same API response: Claude Code writes one line per content block, each with
@@ -52,16 +55,26 @@
 // token_count events are never counted twice, and the parent history a
 // subagent or fork rollout replays at its head is not counted at all.
 //
+// # Other functions
+//
+// Detect tells the two agents' files apart by content; ClaudeSessionFiles
+// and CodexSessionFiles list the files a read covers; ReadCodexMeta reads a
+// rollout's thread, root and parent ids.
+//
 // # Bounds
 //
 // Memory is bounded whatever the file size: lines are streamed through a
 // fixed buffer and a line longer than MaxLine (64 MiB) is skipped. A Position
-// holds about 100 bytes per file plus up to a few remembered responses per
-// Claude file; it serialises to JSON for the guard's state file. A file that
+// holds about 170 bytes per file (the last few responses of a Claude file
+// included; 3.6 KB for a session with 20 subagents); it serialises to JSON for the guard's state file. A file that
 // shrank or was replaced (other inode, or its first bytes changed) is read
 // again from the start. .jsonl.zst rollouts are decompressed from the start
 // on every call (they are archived files that do not grow).
 //
 // Dedupe of Claude responses is per file: one response's lines are written
-// next to each other in one file.
+// next to each other in one file. A Codex tool call's outcome is taken from
+// the first of item_completed (CommandExecution), exec_command_end,
+// patch_apply_end, or an output that states an exit code (or says a hook
+// blocked the call); a call still running when its output was written
+// waits for its end event.
 package transcripts

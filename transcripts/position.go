@@ -94,7 +94,7 @@ func (p *Position) absPath(rel string) string {
 // the read early; every call handles some lines first, so a read that keeps
 // hitting its deadline still gets through the file. A missing file is not an
 // error: it may not exist yet.
-func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn func(line []byte, off int64)) (more bool, err error) {
+func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn func(line []byte)) (more bool, err error) {
 	zst := strings.HasSuffix(abs, ".zst")
 	// The common case on the hook's path: a subagent file that has not
 	// grown. One stat, no open.
@@ -177,7 +177,7 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 // scanLines streams r through a fixed buffer. Lines longer than MaxLine are
 // skipped; a last line without its newline is left for the next call. fn
 // must not keep line.
-func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn func(line []byte, off int64)) (bool, error) {
+func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn func(line []byte)) (bool, error) {
 	br := bufio.NewReaderSize(r, bufSize)
 	var long []byte // the start of a line longer than the buffer
 	var pending int64
@@ -189,14 +189,13 @@ func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn fu
 		chunk, err := br.ReadSlice('\n')
 		switch {
 		case err == nil:
-			start := fp.Off
 			if !tooLong {
 				line := chunk
 				if pending > 0 {
 					long = append(long, chunk...)
 					line = long
 				}
-				fn(bytes.TrimSuffix(line[:len(line)-1], []byte("\r")), start)
+				fn(bytes.TrimSuffix(line[:len(line)-1], []byte("\r")))
 			}
 			fp.Off += pending + int64(len(chunk))
 			pending, tooLong = 0, false

@@ -21,7 +21,7 @@ func readFiles(ctx context.Context, pos *Position, sink Sink, reset func(*FilePo
 
 func readFile(ctx context.Context, pos *Position, fp *FilePos, sink *Sink, reset func(*FilePos), handle func([]byte, string, *FilePos, *Sink)) (bool, error) {
 	abs := pos.absPath(fp.Path)
-	more, err := readLines(ctx, abs, fp, func() { reset(fp) }, func(line []byte, _ int64) {
+	more, err := readLines(ctx, abs, fp, func() { reset(fp) }, func(line []byte) {
 		handle(line, abs, fp, sink)
 	})
 	if err != nil {
