@@ -60,6 +60,9 @@ func runStatus(w io.Writer, o statusOptions) error {
 		return failf([]string{"runaway status"}, "no guarded session id starts with %q", o.session)
 	}
 	if o.json {
+		if views == nil {
+			views = []guard.View{}
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"sessions": views})
