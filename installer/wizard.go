@@ -15,8 +15,8 @@ import (
 	"github.com/runaway-guard/runaway/configs"
 )
 
-// ErrCancelled: the person left the wizard (ctrl-c, esc, or "no" at the
-// end); nothing was written.
+// ErrCancelled: the person left the wizard (ctrl-c, or "No" at the end);
+// nothing was written.
 var ErrCancelled = errors.New("cancelled")
 
 // Wizard asks the person for setup's choices on a terminal, shows the

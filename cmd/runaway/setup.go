@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -106,18 +107,22 @@ func runSetup(cmd *cobra.Command, opts installer.SetupOptions, yes, dryRun bool)
 func runWizard(cmd *cobra.Command, opts installer.SetupOptions) error {
 	out := cmd.OutOrStdout()
 	// Where the terminal turns ctrl-c into SIGINT (accessible mode), it
-	// cancels too: nothing is written before the last yes.
+	// cancels too: nothing is written before the last yes. Once the files
+	// are being written, it is ignored, so setup is not cut in half.
+	var applying atomic.Bool
 	interrupted := make(chan os.Signal, 1)
 	signal.Notify(interrupted, os.Interrupt)
+	defer signal.Stop(interrupted)
 	go func() {
-		if _, ok := <-interrupted; ok {
-			os.Exit(reportError(cmd.ErrOrStderr(), errCancelled))
+		for range interrupted {
+			if !applying.Load() {
+				os.Exit(reportError(cmd.ErrOrStderr(), errCancelled))
+			}
 		}
 	}()
 	w := installer.Wizard{In: cmd.InOrStdin(), Out: out, Accessible: os.Getenv("ACCESSIBLE") != "", Options: opts}
 	plan, err := w.Run()
-	signal.Stop(interrupted)
-	close(interrupted)
+	applying.Store(true)
 	switch {
 	case errors.Is(err, installer.ErrCancelled):
 		return errCancelled
