@@ -179,7 +179,10 @@ func (l *Locked) Close() {
 }
 
 // writeFileAtomic writes data to path through a temp file in the same
-// folder and a rename. os.CreateTemp makes the file 0600.
+// folder and a rename. os.CreateTemp makes the file 0600. Unlike
+// configs.AtomicWrite (for other people's files) it does not fsync: it runs
+// on every tool call, and a state file lost to a crash is only recounted
+// from the transcripts.
 func writeFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
