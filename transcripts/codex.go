@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -149,8 +150,13 @@ func codexLine(line []byte, file string, st *codexState, sink *Sink) {
 		return
 	}
 	var p codexPayload
-	if json.Unmarshal(l.Payload, &p) != nil {
-		return
+	if err := json.Unmarshal(l.Payload, &p); err != nil {
+		// A field of another type than expected (a newer version's shape)
+		// leaves the others decoded; only broken JSON drops the line.
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return
+		}
 	}
 	t, _ := time.Parse(time.RFC3339Nano, l.Timestamp)
 

@@ -306,3 +306,16 @@ func TestCodexSessionFindsSubagentRollouts(t *testing.T) {
 		t.Errorf("new subagent yielded %+v, want %+v", extra, own)
 	}
 }
+
+// A field of an unexpected type in a newer version's payload does not hide
+// the fields that matter.
+func TestCodexToleratesOtherFieldTypes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rollout-x.jsonl")
+	os.WriteFile(path, []byte(`{"timestamp":"2026-11-30T10:00:00Z","type":"turn_context","payload":{"model":"gpt-5.5","status":{"new":"shape"}}}
+{"timestamp":"2026-11-30T10:00:01Z","type":"event_msg","payload":{"type":"token_count","id":42,"info":{"total_token_usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":10}}}}
+`), 0o600)
+	got := readAll(t, ReadCodex, path)
+	if tokensOnly(got.Usage) != (Usage{Input: 60, CacheRead: 40, Output: 10}) || got.PerModel["gpt-5.5"] == (Usage{}) {
+		t.Errorf("usage %+v per model %v", got.Usage, got.PerModel)
+	}
+}
