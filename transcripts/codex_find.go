@@ -48,7 +48,12 @@ func discoverCodex(main string, pos *Position) {
 		if !ok {
 			return
 		}
+		// A subagent's own rollout gathers only its descendants, not its
+		// siblings that share the root id.
 		pos.Root = m.root()
+		if m.parent != "" {
+			pos.Root = m.ID
+		}
 		pos.Threads = []string{m.ID}
 	}
 	dayDir := filepath.Dir(main)

@@ -305,6 +305,13 @@ func TestCodexSessionFindsSubagentRollouts(t *testing.T) {
 	if tokensOnly(extra) != own {
 		t.Errorf("new subagent yielded %+v, want %+v", extra, own)
 	}
+
+	// Read from a subagent's own rollout, the session is that subagent and
+	// its descendants: its sibling is not included.
+	childFiles, err := CodexSessionFiles(filepath.Join(day2, "rollout-2026-06-01T10-00-00-019e9999-0000-7000-8000-000000000002.jsonl.zst"))
+	if err != nil || len(childFiles) != 1 {
+		t.Errorf("a subagent's session files %v (%v), want only its own", childFiles, err)
+	}
 }
 
 // A field of an unexpected type in a newer version's payload does not hide
