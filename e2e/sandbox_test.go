@@ -12,8 +12,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/runaway-guard/runaway/testbin"
 )
 
 // runTimeout bounds one agent run; the fake model ends every conversation
@@ -33,8 +36,13 @@ type sandbox struct {
 	vars                map[string]string
 }
 
+// touchSources makes a change anywhere in the module re-run the cached
+// tests that ran the binary built from it.
+var touchSources = sync.OnceFunc(func() { testbin.TouchSources("..") })
+
 func newSandbox(t *testing.T) *sandbox {
 	t.Helper()
+	touchSources()
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	s := &sandbox{t: t, root: root, home: home, proj: filepath.Join(root, "proj")}

@@ -9,11 +9,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/runaway-guard/runaway/testbin"
 )
 
 // Agents run the hooks of parallel tool calls in parallel: 16 hook
 // processes started at once on one session must all be counted.
 func TestParallelHooksLoseNoCount(t *testing.T) {
+	testbin.TouchSources("..")
 	const n = 16
 	home := t.TempDir()
 	state := filepath.Join(home, "state")

@@ -5,12 +5,13 @@ package testscripts
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/runaway-guard/runaway/testbin"
 )
 
 // binDir holds the runaway binary built by TestMain; scripts find it on PATH.
@@ -27,9 +28,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "runaway"), "../cmd/runaway")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := testbin.Build("..", filepath.Join(dir, "runaway")); err != nil {
 		fmt.Fprintln(os.Stderr, "building runaway:", err)
 		return 1
 	}
@@ -38,6 +37,7 @@ func run(m *testing.M) int {
 }
 
 func TestScripts(t *testing.T) {
+	testbin.TouchSources("..")
 	testscript.Run(t, testscript.Params{
 		Dir:                 ".",
 		Setup:               setupEnv,

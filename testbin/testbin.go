@@ -1,0 +1,43 @@
+// Package testbin builds the real runaway binary for the tests that drive it
+// as a process (testscripts, e2e).
+package testbin
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Build compiles ./cmd/runaway of the module at root into out.
+func Build(root, out string) error {
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/runaway")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	return cmd.Run()
+}
+
+// TouchSources reads every Go source and the module files under root. go
+// test caches a passing run by the files its tests opened, and the binary
+// is built in another process: a test that runs the binary calls this, so
+// that a change anywhere in the module runs it again. It must be called
+// from a test (or after TestMain's m.Run has begun): files opened before
+// that are not recorded.
+func TouchSources(root string) {
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".json") || d.Name() == "go.mod" || d.Name() == "go.sum" {
+			_, _ = os.ReadFile(path)
+		}
+		return nil
+	})
+}
