@@ -294,21 +294,34 @@ func agentShell() string {
 }
 
 func (d *doctor) checkShell() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, d.shell, "-c", "true")
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	err := cmd.Run()
+	out, err := d.shellOutput("-c")
 	switch {
 	case err != nil:
 		d.add(StatusFail, "shell", "%s -c true failed (%v): the agents run hooks with it; fix $SHELL", d.shell, err)
-	case stdout.Len() > 0:
+	case out != "":
 		d.add(StatusFail, "shell", "%s -c true prints %q: the agents read the hook's answer from stdout, so this corrupts it; move that output in your shell's startup files behind an interactive check (bash: [[ $- == *i* ]] || return; zsh: ~/.zshenv runs for every shell)",
-			d.shell, firstLine(stdout.String()))
+			d.shell, firstLine(out))
 	default:
+		// Codex releases before 0.169 ran hooks in a login shell
+		// (reference/codex.md §1), which also reads ~/.profile and the like.
+		if out, err := d.shellOutput("-lc"); err == nil && out != "" {
+			d.add(StatusWarn, "shell", "%s -c prints nothing, but %s -lc true prints %q: Codex versions that run hooks in a login shell get it mixed into runaway's answers; move that output out of your login files (~/.profile, ~/.bash_profile, ~/.zprofile) or behind an interactive check",
+				d.shell, d.shell, firstLine(out))
+			return
+		}
 		d.add(StatusOK, "shell", "%s -c prints nothing before a hook's answer", d.shell)
 	}
+}
+
+// shellOutput is what `$SHELL <flag> true` prints on stdout.
+func (d *doctor) shellOutput(flag string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, d.shell, flag, "true")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	err := cmd.Run()
+	return stdout.String(), err
 }
 
 func firstLine(s string) string {
