@@ -353,6 +353,10 @@ func (d *doctor) checkWired(h Harness) {
 		}
 		return
 	}
+	if _, err := os.Stat(sf.Path); errors.Is(err, fs.ErrNotExist) {
+		d.add(StatusFail, h.ID+"-settings", "%s is gone: %s is not guarded; run: runaway setup --harness %s", name, h.Name, h.ID)
+		return
+	}
 	d.add(StatusOK, h.ID+"-settings", "%s parses", name)
 	if prior != nil {
 		if b, err := os.ReadFile(sf.Path); err == nil && HashBytes(b) != prior.SHA256 {
