@@ -153,13 +153,13 @@ func claudeStopped(t *testing.T, s *sandbox, r claudeRun) []int {
 	return calls
 }
 
-// claudeLag is the one call a Claude Code transcript wire may come late by:
-// Claude Code writes its transcript asynchronously, and in about a third of
-// the hook calls observed here the response that made the call (and now and
-// then the previous call's result) was not in the file yet when the hook
-// ran, so what the hook reads from the transcript can be one response
-// behind. Wires that read only the hook input (loop) are exact.
-const claudeLag = 1
+// claudeLag is how many calls late a Claude Code transcript wire may fire.
+// Claude Code writes its transcript asynchronously: in about a third of the
+// hook calls observed here the response that made the call (now and then
+// also the previous call's result) was not in the file yet when the hook
+// started. runaway waits (bounded) for the call's response to show up, so
+// its wires fire on the exact call; these tests hold it to that.
+const claudeLag = 0
 
 // checkStoppedAt checks that the run stopped exactly the call want, or for a
 // transcript wire the call after it, and returns the one it stopped.
