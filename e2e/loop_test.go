@@ -75,6 +75,52 @@ func TestLoopWireStopsRepeatedFailingCommand(t *testing.T) {
 	})
 }
 
+// The model goes back and forth between two failing commands; the loop wire
+// sees the cycle (period 2, three times over) on the 6th call, however high
+// the repeat count is.
+func TestLoopWireStopsTwoCommandCycle(t *testing.T) {
+	requireCommand(t, "hook")
+	policy := map[string]string{"RUNAWAY_REPEAT_RUN": "100", "RUNAWAY_FAILURE_RUN": "100"}
+	const calls, fires = 7, 6
+	cmdN := func(i int) string {
+		return []string{"echo a >> " + ranLog + "; cat missing-a.txt", "echo b >> " + ranLog + "; cat missing-b.txt"}[i%2]
+	}
+
+	t.Run("claude", func(t *testing.T) {
+		claudeAgent.require(t)
+		t.Parallel()
+		s := wiredSandbox(t, policy)
+		var turns []claudeTurn
+		for i := range calls {
+			turns = append(turns, bash(cmdN(i), claudeUsage{Input: 1000, Output: 50}))
+		}
+		srv := newAnthropicServer(t, claudeScript{Main: turns})
+		s.installRunaway()
+		r := s.runClaude(srv, "try a then b", claudeOpts{Model: "claude-haiku-4-5"})
+		checkStoppedAt(t, claudeStopped(t, s, r), fires, 0)
+		checkClaudeCompleted(t, r)
+		checkDecisions(t, s, "claude", r.Result.SessionID, "loop", "ask", 1)
+		if got := strings.Join(s.ranLines(), ""); got != "ababaa" {
+			t.Errorf("calls that ran: %s, want ababaa (all but the 6th)", got)
+		}
+	})
+
+	t.Run("codex", func(t *testing.T) {
+		codexAgent.require(t)
+		t.Parallel()
+		s := wiredSandbox(t, policy)
+		var turns []codexTurn
+		for i := range calls {
+			turns = append(turns, codexTurn{Cmd: cmdN(i), Usage: codexUsage{Input: 5000, Output: 100}})
+		}
+		srv := newOpenAIServer(t, codexScript{Turns: turns})
+		s.writeCodexConfig(srv)
+		s.installRunaway()
+		r := s.runCodex(srv, "try a then b", nil)
+		checkCodexDenied(t, s, r, calls, []int{fires}, "loop")
+	})
+}
+
 // The model runs different commands that all fail; the failure wire fires
 // at the configured count (RUNAWAY_FAILURE_RUN=3): the 4th call does not run.
 func TestFailureWireStopsFailingCommands(t *testing.T) {
