@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // claudeUsage is the usage a fake Anthropic response reports.
@@ -69,9 +68,6 @@ type claudeScript struct {
 	Sub  []claudeTurn // the subagent's turns
 	// End is the final message's usage (main and subagent alike).
 	End claudeUsage
-	// Latency holds each answer back this long, as a real model's time to
-	// answer does.
-	Latency time.Duration
 }
 
 // anthropicServer is a fake Anthropic Messages API on 127.0.0.1.
@@ -151,7 +147,6 @@ func (s *anthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 	n := len(s.requests)
 	s.mu.Unlock()
 
-	time.Sleep(s.script.Latency)
 	msgID := fmt.Sprintf("msg_%s_%04d", s.nonce, n)
 	toolID := fmt.Sprintf("toolu_%s_%04d", s.nonce, n)
 	var blocks []map[string]any

@@ -1,6 +1,18 @@
 // Package e2e drives the real agents (Claude Code and Codex, as pinned in
 // agents.txt) against fake model servers on loopback, with runaway wired in
-// as their hook, and checks what each agent did.
+// as their hook by `runaway setup --yes`, and checks what each agent did:
+// its -p result or rollout, its transcript, and runaway's state.
+//
+// The agents come from `bash e2e/install-agents.sh` (CI runs it); a test
+// whose agent is missing skips and says how to install it, and a scenario
+// whose runaway command or wire is missing skips and names it.
+//
+//	RUNAWAY_E2E_CACHE  where install-agents.sh put the agents ($HOME/.cache/runaway-e2e)
+//	RUNAWAY_E2E_BIN    test this runaway binary instead of building ../cmd/runaway
+//
+// Every agent talks to 127.0.0.1 only, with HOME, XDG_*, CLAUDE_CONFIG_DIR
+// and CODEX_HOME in the test's temp folder and an environment built from
+// scratch.
 package e2e
 
 import (
