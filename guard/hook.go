@@ -21,8 +21,12 @@ import (
 // runaway's settings entry: past it the hook answers "no decision".
 const DefaultDeadline = 3 * time.Second
 
-// DeadlineEnv overrides the deadline (a Go duration such as "500ms").
-const DeadlineEnv = "RUNAWAY_HOOK_DEADLINE"
+// DeadlineEnv overrides the deadline (a Go duration such as "500ms");
+// LockWaitEnv how long a hook waits for the session's lock.
+const (
+	DeadlineEnv = "RUNAWAY_HOOK_DEADLINE"
+	LockWaitEnv = "RUNAWAY_HOOK_LOCK_WAIT"
+)
 
 // Hook runs one hook call. The zero value is not usable: fill in the paths.
 type Hook struct {
@@ -33,7 +37,7 @@ type Hook struct {
 	Now        func() time.Time    // the clock
 	Stderr     io.Writer           // where errors go when the error log cannot be written
 	Deadline   time.Duration       // 0: DefaultDeadline, or $RUNAWAY_HOOK_DEADLINE
-	LockWait   time.Duration       // 0: the store's default
+	LockWait   time.Duration       // 0: the store's default, or $RUNAWAY_HOOK_LOCK_WAIT
 	// Prices builds the pricer for a policy; nil: NewPricer.
 	Prices    func(configs.Policy) (Pricer, []error)
 	extraWire func(*Session) Verdict // tests only: a wire that misbehaves
@@ -53,7 +57,7 @@ type call struct {
 // fails and never panics; what went wrong goes to the error log.
 func (h *Hook) Run(stdin io.Reader, stdout io.Writer, hint string) {
 	errs := h.errorLog()
-	ctx, cancel := context.WithTimeout(context.Background(), h.deadline(errs))
+	ctx, cancel := context.WithTimeout(context.Background(), h.deadline())
 	defer cancel()
 
 	done := make(chan []byte, 1)
@@ -106,18 +110,24 @@ func (h *Hook) getenv(k string) string {
 	return os.Getenv(k)
 }
 
-func (h *Hook) deadline(errs *ErrorLog) time.Duration {
+func (h *Hook) deadline() time.Duration {
 	if h.Deadline > 0 {
 		return h.Deadline
 	}
-	if s := h.getenv(DeadlineEnv); s != "" {
-		d, err := time.ParseDuration(s)
-		if err == nil && d > 0 {
-			return d
-		}
-		errs.Log("hook", fmt.Errorf("%s=%q is not a positive duration; using %s", DeadlineEnv, s, DefaultDeadline))
+	return h.duration(DeadlineEnv, DefaultDeadline)
+}
+
+// duration reads a positive duration from the environment variable env.
+func (h *Hook) duration(env string, def time.Duration) time.Duration {
+	s := h.getenv(env)
+	if s == "" {
+		return def
 	}
-	return DefaultDeadline
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d
+	}
+	h.errorLog().Log("hook", fmt.Errorf("%s=%q is not a positive duration; using %s", env, s, def))
+	return def
 }
 
 // answer is the hook's work: returns the bytes to print, or an error for
@@ -149,7 +159,7 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byt
 	// locks or breaks runaway's state cannot get past it that way.
 	tamper := h.tamperWire(in)
 
-	store := &Store{Dir: h.StateDir, LockWait: h.LockWait}
+	store := &Store{Dir: h.StateDir, LockWait: h.lockWait()}
 	locked, err := store.Open(ctx, in.Harness, in.SessionID)
 	if err != nil {
 		if tamper.Kind != None {
@@ -224,7 +234,7 @@ func (h *Hook) lockWait() time.Duration {
 	if h.LockWait > 0 {
 		return h.LockWait
 	}
-	return defaultLockWait
+	return h.duration(LockWaitEnv, defaultLockWait)
 }
 
 // runWires updates the session with the call and runs every wire on it.
