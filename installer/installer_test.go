@@ -251,7 +251,7 @@ func TestApplyRefusesFileChangedAfterPlan(t *testing.T) {
 func TestNothingToWire(t *testing.T) {
 	home, paths := sandbox(t)
 	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
-	if _, err := PlanSetup(SetupOptions{Paths: &paths, Executable: fakeBinary(t, home, "v1")}); err != NothingToWireError {
+	if _, err := PlanSetup(SetupOptions{Paths: &paths, Executable: fakeBinary(t, home, "v1")}); err != ErrNothingToWire {
 		t.Fatalf("got %v", err)
 	}
 	// Asking for an unsupported harness lists it with its reason.

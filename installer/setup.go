@@ -124,8 +124,8 @@ type SetupPlan struct {
 	prior *Installed
 }
 
-// NothingToWireError: no supported harness was found and none was named.
-var NothingToWireError = errors.New("no supported coding agent found (looked for Claude Code and Codex)")
+// ErrNothingToWire: no supported harness was found and none was named.
+var ErrNothingToWire = errors.New("no supported coding agent found (looked for Claude Code and Codex)")
 
 // PlanSetup works out setup's edits without writing anything. A settings
 // file that does not parse stops the plan with a *configs.SyntaxError.
@@ -151,7 +151,7 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 		}
 	}
 	if len(p.Wire) == 0 {
-		return nil, NothingToWireError
+		return nil, ErrNothingToWire
 	}
 	exe := opts.Executable
 	if exe == "" {

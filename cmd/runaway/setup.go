@@ -148,7 +148,7 @@ func planError(err error, command string) error {
 		return usageError(err)
 	case errors.As(err, &se):
 		return failf([]string{"fix the file, then run: runaway " + command}, "%v", err)
-	case errors.Is(err, installer.NothingToWireError):
+	case errors.Is(err, installer.ErrNothingToWire):
 		return failf([]string{"runaway setup --harness claude,codex"}, "%v", err)
 	}
 	return failf(nil, "%v", err)
