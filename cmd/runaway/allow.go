@@ -41,7 +41,6 @@ An agent cannot run allow: it refuses inside an agent's tool call.`,
 	}
 	cmd.Flags().Float64Var(&o.add, "add", 0, "dollars to add to the cap")
 	cmd.Flags().BoolVar(&o.prompt, "prompt", false, "raise the current prompt's cap, not the session's")
-	_ = cmd.MarkFlagRequired("add")
 	return cmd
 }
 
@@ -51,7 +50,7 @@ func runAllow(w io.Writer, o allowOptions) error {
 			"allow refuses to run inside an agent's tool call (%s is set): only the person raises a cap", v)
 	}
 	if o.add <= 0 {
-		return usageError(fmt.Errorf("--add takes a positive amount of dollars, not %g", o.add))
+		return &userError{msg: "say how many dollars to add to the cap with --add", hints: []string{"runaway allow --add 10"}, code: exitUsage}
 	}
 	store := &guard.Store{Dir: stateDir()}
 	found, err := store.Find(o.session)

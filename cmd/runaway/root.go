@@ -84,7 +84,9 @@ the turn when the session loops, keeps failing, or reaches its spend cap.`,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &userError{msg: err.Error(), hints: []string{cmd.CommandPath() + " --help"}, code: exitUsage}
+	})
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd())
 	}
