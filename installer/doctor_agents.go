@@ -240,8 +240,8 @@ func (d *doctor) checkOpenCode(h Harness) {
 			continue
 		}
 		seen = true
-		if doomLoop(m) == "allow" {
-			allowed = append(allowed, Tilde(path)+": permission.doom_loop")
+		if action, key := doomLoop(m); action == "allow" {
+			allowed = append(allowed, Tilde(path)+": "+key)
 		}
 		agents, _ := m["agent"].(map[string]any)
 		names := make([]string, 0, len(agents))
@@ -250,8 +250,10 @@ func (d *doctor) checkOpenCode(h Harness) {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			if a, ok := agents[n].(map[string]any); ok && doomLoop(a) == "allow" {
-				allowed = append(allowed, Tilde(path)+": agent."+n+".permission.doom_loop")
+			if a, ok := agents[n].(map[string]any); ok {
+				if action, key := doomLoop(a); action == "allow" {
+					allowed = append(allowed, Tilde(path)+": agent."+n+"."+key)
+				}
 			}
 		}
 	}
@@ -266,8 +268,20 @@ func (d *doctor) checkOpenCode(h Harness) {
 	d.add(StatusOK, check, "OpenCode asks after 3 identical calls (doom_loop is not \"allow\"; runaway does not wire into OpenCode)")
 }
 
-func doomLoop(m map[string]any) string {
-	p, _ := m["permission"].(map[string]any)
-	s, _ := p["doom_loop"].(string)
-	return s
+// doomLoop is the action m's permission gives doom_loop, and the key that
+// gives it: OpenCode reads "permission": "allow" as {"*": "allow"}, and a
+// "*" rule covers doom_loop too.
+func doomLoop(m map[string]any) (action, key string) {
+	switch p := m["permission"].(type) {
+	case string:
+		return p, "permission"
+	case map[string]any:
+		if s, ok := p["doom_loop"].(string); ok {
+			return s, "permission.doom_loop"
+		}
+		if s, ok := p["*"].(string); ok {
+			return s, "permission.*"
+		}
+	}
+	return "", ""
 }
