@@ -125,7 +125,11 @@ func roundTrip(t *testing.T, agent, fixture string) {
 	}
 	diffTrees(t, "setup --dry-run", start, snapshot(t, home, false))
 
-	run("setup", "--yes")
+	for _, l := range strings.Split(run("setup", "--yes"), "\n") {
+		if strings.HasPrefix(l, "warning: ") {
+			t.Logf("setup: %s", l)
+		}
+	}
 	afterSetup := snapshot(t, home, false)
 	for _, h := range []struct{ harness, rel string }{{"claude", ".claude/settings.json"}, {"codex", ".codex/hooks.json"}} {
 		b, ok := afterSetup[h.rel]
