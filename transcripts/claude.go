@@ -108,7 +108,7 @@ func (p *Position) has(rel string) bool {
 // firstLineHas reports whether the first line of the file (up to 64 KiB)
 // contains needle.
 func firstLineHas(path string, needle []byte) bool {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return false
 	}

@@ -154,7 +154,7 @@ func (m codexMeta) root() string {
 
 // readCodexMeta reads the session_meta on a rollout's first line.
 func readCodexMeta(path string) (codexMeta, bool) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return codexMeta{}, false
 	}

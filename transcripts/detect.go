@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -32,7 +31,7 @@ const detectLines = 64
 // with Codex's line types; Claude Code lines carry sessionId or are its
 // summary records.
 func Detect(path string) (Agent, error) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return "", err
 	}

@@ -106,7 +106,7 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 	} else if !zst && fp.ID != "" && fp.ID == fileID(fi) && fi.Size() == fp.Off {
 		return false, nil
 	}
-	f, err := os.Open(abs)
+	f, fi, err := openRegular(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
@@ -114,10 +114,6 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 		return false, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return false, err
-	}
 	id := fileID(fi)
 	if zst {
 		id = fmt.Sprintf("%s:%d", id, fi.Size())
@@ -183,7 +179,10 @@ func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn fu
 	var pending int64
 	tooLong := false
 	for n := 0; ; n++ {
-		if pending == 0 && n > 0 && n&63 == 0 && ctx.Err() != nil {
+		// Inside a long line too: a line that never ends (a file being
+		// written without newlines) must not outlast the deadline. Its
+		// start is read again next time.
+		if n > 0 && n&63 == 0 && ctx.Err() != nil {
 			return true, nil
 		}
 		chunk, err := br.ReadSlice('\n')
