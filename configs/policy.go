@@ -81,6 +81,12 @@ func LoadPolicy(path string, getenv func(string) string) (Policy, []error) {
 }
 
 func (p *Policy) readFile(path string) error {
+	// Anything but a regular file is refused before it is opened: the hook
+	// reads the config on every tool call, and a FIFO blocks in open(2), a
+	// device may never end.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("config %s is not a regular file, using the defaults", path)
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -350,3 +350,49 @@ func TestHookSettingsFileFIFO(t *testing.T) {
 	runCounted(t, h, Claude, "s1", edit, 1)
 	runCounted(t, h, Claude, "s1", run, 2)
 }
+
+// The error log stays one line per error, each of bounded length, even
+// when the error quotes a megabyte-long path full of newlines or the
+// command line carries a newline.
+func TestHookErrorLogLinesBounded(t *testing.T) {
+	h := newTestHook(t)
+	path := "/tmp/a\nb\r\n2026-01-01T00:00:00Z forged line\n" + strings.Repeat("p/", 512<<10)
+	for range 3 {
+		h.Run(strings.NewReader(hostileCall(t, Claude, "s1", path)), &bytes.Buffer{}, "claude\n2026-01-01T00:00:00Z forged")
+	}
+	log := errorLog(t, h)
+	lines := strings.SplitAfter(strings.TrimSuffix(log, "\n"), "\n")
+	// Each run: the unknown harness named on the command line, and the
+	// transcript that cannot be read.
+	if len(lines) != 6 {
+		t.Fatalf("error log has %d lines, want 6:\n%.2000s", len(lines), log)
+	}
+	for _, l := range lines {
+		if len(l) > maxErrorLine+64 || strings.Contains(l, "forged line\n") {
+			t.Errorf("error log line of %d bytes: %.200q", len(l), l)
+		}
+	}
+	checkLogLines(t, h, "unknown harness", "file name too long")
+}
+
+// runaway's own config file that is a FIFO or a folder: the defaults
+// apply, the call is answered, the log says why.
+func TestHookConfigNotARegularFile(t *testing.T) {
+	for _, kind := range []string{"fifo", "folder"} {
+		t.Run(kind, func(t *testing.T) {
+			h := newTestHook(t)
+			h.Deadline = time.Minute
+			var err error
+			if kind == "fifo" {
+				err = syscall.Mkfifo(h.ConfigPath, 0o600)
+			} else {
+				err = os.Mkdir(h.ConfigPath, 0o700)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			runCounted(t, h, Claude, "s1", bashCall, 1)
+			checkLogLines(t, h, "is not a regular file, using the defaults")
+		})
+	}
+}

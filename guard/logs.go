@@ -49,10 +49,20 @@ type ErrorLog struct {
 	Now      func() time.Time
 }
 
-// Log appends one line: time, where, and the error with newlines folded.
+// maxErrorLine bounds one line of the error log: an error can quote a
+// path or an id the agent sent, and those can be megabytes long.
+const maxErrorLine = 4 << 10
+
+// Log appends one line: time, where, and the error, with newlines (also
+// those of where, which can come from the command line) folded and the
+// whole cut to about maxErrorLine.
 func (l *ErrorLog) Log(where string, err error) {
-	msg := strings.Join(strings.Fields(err.Error()), " ")
-	line := fmt.Sprintf("%s %s: %s\n", l.Now().UTC().Format(time.RFC3339), where, msg)
+	msg := strings.Join(strings.Fields(where+": "+err.Error()), " ")
+	if len(msg) > maxErrorLine {
+		// The middle goes: the start says where, the end says why.
+		msg = strings.ToValidUTF8(msg[:maxErrorLine/2], "") + " … " + strings.ToValidUTF8(msg[len(msg)-maxErrorLine/2:], "")
+	}
+	line := fmt.Sprintf("%s %s\n", l.Now().UTC().Format(time.RFC3339), msg)
 	if werr := appendBounded(l.Path, []byte(line), errorLogBound); werr != nil && l.Fallback != nil {
 		fmt.Fprintf(l.Fallback, "runaway: %s(and the error log could not be written: %v)\n", line, werr)
 	}
