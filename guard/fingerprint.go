@@ -71,15 +71,34 @@ func Summarize(tool string, input json.RawMessage) string {
 		}
 		var s string
 		if json.Unmarshal(raw, &s) == nil && s != "" {
-			return shorten(redact(firstLine(s)))
+			return summary(s)
 		}
 		var argv []string // Codex's older shell tool sends argv
 		if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
-			return shorten(redact(firstLine(strings.Join(argv, " "))))
+			return summary(strings.Join(argv, " "))
 		}
 	}
 	return ""
 }
+
+// summaryScan bounds what of a call's text is redacted for its summary,
+// which keeps only maxSummary bytes: the redaction patterns take about half
+// a microsecond a byte, and a command of megabytes would take the hook past
+// its deadline (and so past every wire, the tamper wire too).
+const summaryScan = 4 << 10
+
+func summary(s string) string {
+	s = firstLine(s)
+	if len(s) > summaryScan {
+		// A secret cut in two is no longer recognised as one: the cut
+		// piece goes.
+		s = strings.TrimRight(strings.ToValidUTF8(s[:summaryScan], ""), tokenChars) + " …"
+	}
+	return shorten(redact(s))
+}
+
+// tokenChars are the characters of the long runs redact hides.
+const tokenChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/="
 
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)

@@ -396,3 +396,22 @@ func TestHookConfigNotARegularFile(t *testing.T) {
 		})
 	}
 }
+
+// A command of megabytes is judged within the deadline: its summary no
+// longer runs the redaction patterns over all of it (2-3.5 s for 6 MB,
+// about the 3 s deadline, so that padding a `runaway allow` could get it
+// through as "no decision").
+func TestHookHugeCommandStillJudged(t *testing.T) {
+	h := newTestHook(t)
+	h.Deadline = DefaultDeadline
+	in, _ := json.Marshal(map[string]any{"session_id": "s1", "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "runaway allow s1 --add 100 # " + strings.Repeat("key", 2<<20)}})
+	var out bytes.Buffer
+	h.Run(bytes.NewReader(in), &out, "claude")
+	if !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
+		t.Fatalf("stdout = %.200q, error log = %.300q; want the tamper wire's deny", out.String(), errorLog(t, h))
+	}
+	if s := Summarize("Bash", json.RawMessage(`{"command":"ls `+strings.Repeat("x ", 8<<10)+`"}`)); len(s) > maxSummary+4 || !strings.HasPrefix(s, "ls x x") {
+		t.Errorf("summary of a long command = %q", s)
+	}
+}
