@@ -67,6 +67,10 @@ func ParseDoc(name string, data []byte, strict bool) (*Doc, error) {
 			return nil, err
 		}
 	}
+	if off := TooDeep(d.src); off >= 0 {
+		line, col := lineColumn(d.src, off)
+		return nil, &SyntaxError{name, line, col, fmt.Sprintf("nested deeper than %d levels", MaxNesting)}
+	}
 	v, err := hujson.Parse(d.src)
 	if err != nil {
 		return nil, hujsonError(name, err)

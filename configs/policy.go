@@ -94,6 +94,9 @@ func (p *Policy) readFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("reading config: %w", err)
 	}
+	if TooDeep(data) >= 0 {
+		return fmt.Errorf("config %s nests deeper than %d levels, using the defaults", path, MaxNesting)
+	}
 	std, err := hujson.Standardize(data)
 	if err != nil {
 		return fmt.Errorf("config %s does not parse, using the defaults: %w", path, err)

@@ -415,3 +415,36 @@ func TestHookHugeCommandStillJudged(t *testing.T) {
 		t.Errorf("summary of a long command = %q", s)
 	}
 }
+
+// Files nested a million levels deep, written by a call or already on
+// disk, no longer overflow the JSONC or TOML parser's stack (a fatal error
+// that killed the hook with exit status 2 and a stack dump, no log line).
+func TestHookDeeplyNestedSettings(t *testing.T) {
+	deep := strings.Repeat("[", 2<<20)
+	proj := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(proj, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"a":`+deep), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newTestHook(t)
+	env := map[string]string{"CODEX_HOME": filepath.Join(proj, "codex")}
+	h.Getenv = func(k string) string { return env[k] }
+	calls := []map[string]any{
+		{"tool_name": "Write", "tool_input": map[string]any{"file_path": ".claude/settings.local.json", "content": `{"a":` + deep}},
+		{"tool_name": "Edit", "tool_input": map[string]any{"file_path": ".claude/settings.json", "old_string": `{"a":`, "new_string": `{"b":`}},
+		{"tool_name": "Write", "tool_input": map[string]any{"file_path": filepath.Join(proj, "codex", "config.toml"), "content": "a = " + deep}},
+		{"tool_name": "Bash", "tool_input": map[string]any{"command": "claude --settings '{\"a\":" + deep + "' -p hi"}},
+	}
+	for i, c := range calls {
+		c["session_id"], c["cwd"] = "s1", proj
+		in, _ := json.Marshal(c)
+		runCounted(t, h, Claude, "s1", string(in), i+1)
+	}
+	if err := os.WriteFile(h.ConfigPath, []byte(`{"session_cap_usd":`+deep), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runCounted(t, h, Claude, "s1", bashCall, len(calls)+1)
+	checkLogLines(t, h, "nests deeper than 10000 levels")
+}

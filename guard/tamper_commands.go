@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/runaway-guard/runaway/configs"
 )
 
 // What the tamper wire knows about shell commands: which of their arguments
@@ -622,8 +624,11 @@ func (t *tamperCheck) claudeCmd(st *shellState, args []arg) *finding {
 // disablesAllHooks reports a settings text with "disableAllHooks": true.
 func disablesAllHooks(text string) bool {
 	var m map[string]any
-	if b, err := hujson.Standardize([]byte(text)); err == nil && json.Unmarshal(b, &m) == nil {
-		return m["disableAllHooks"] == true
+	// Past configs.MaxNesting the JSONC parser's stack would overflow.
+	if configs.TooDeep([]byte(text)) < 0 {
+		if b, err := hujson.Standardize([]byte(text)); err == nil && json.Unmarshal(b, &m) == nil {
+			return m["disableAllHooks"] == true
+		}
 	}
 	// Not JSON: judge the words.
 	s := strings.Join(strings.Fields(text), "")

@@ -92,6 +92,9 @@ func parseSettingsJSON(s string, strict bool) (map[string]any, bool) {
 		return map[string]any{}, true
 	}
 	b := []byte(s)
+	if configs.TooDeep(b) >= 0 {
+		return nil, false // as the JSON decoder would say, without the stack overflow
+	}
 	if !strict {
 		var err error
 		if b, err = hujson.Standardize(b); err != nil {
@@ -169,11 +172,19 @@ func containsAll(have, want []string) bool {
 // old codex_hooks name), or changing the trust record of runaway's hook.
 func codexConfigChange(path, old, next, hooksPath string) *finding {
 	var oldV, newV map[string]any
+	// Nesting past configs.MaxNesting is broken too (and overflows the
+	// TOML decoder's stack).
+	if configs.TooDeep([]byte(next)) >= 0 {
+		return nil
+	}
 	if _, err := toml.Decode(next, &newV); err != nil {
 		return nil // Codex refuses to start on a broken config: not a silent switch-off
 	}
-	_, err := toml.Decode(old, &oldV)
-	oldOK := err == nil
+	oldOK := configs.TooDeep([]byte(old)) < 0
+	if oldOK {
+		_, err := toml.Decode(old, &oldV)
+		oldOK = err == nil
+	}
 	features := func(m map[string]any) map[string]any { f, _ := m["features"].(map[string]any); return f }
 	for _, key := range []string{"hooks", "codex_hooks"} {
 		if features(newV)[key] == false && !(oldOK && features(oldV)[key] == false) {
