@@ -204,24 +204,13 @@ func runaway(home, dir string, args ...string) (string, error) {
 // isolatedEnv is the environment setupEnv gives the scripts, for a home
 // outside testscript.
 func isolatedEnv(home string) []string {
-	vars := map[string]string{
-		"HOME":              home,
-		"XDG_CONFIG_HOME":   filepath.Join(home, ".config"),
-		"XDG_STATE_HOME":    filepath.Join(home, ".local", "state"),
-		"XDG_DATA_HOME":     filepath.Join(home, ".local", "share"),
-		"XDG_CACHE_HOME":    filepath.Join(home, ".cache"),
-		"XDG_BIN_HOME":      filepath.Join(home, ".local", "bin"),
-		"XDG_RUNTIME_DIR":   filepath.Join(home, ".run"),
-		"CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
-		"CODEX_HOME":        filepath.Join(home, ".codex"),
-		"GEMINI_CLI_HOME":   home,
-		"SHELL":             "/bin/sh",
-		"PATH":              binDir + string(os.PathListSeparator) + os.Getenv("PATH"),
-	}
+	vars := homeVars(home, filepath.Join(home, ".run"))
+	vars["SHELL"] = "/bin/sh"
+	vars["PATH"] = binDir + string(os.PathListSeparator) + os.Getenv("PATH")
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := vars[k]; ok || slices.Contains([]string{"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID", "CODEX_THREAD_ID", "CODEX_CI", "AI_AGENT", "OPENCODE_CONFIG"}, k) {
+		if _, ok := vars[k]; ok || slices.Contains(agentVars, k) || k == "OPENCODE_CONFIG" {
 			continue
 		}
 		env = append(env, kv)

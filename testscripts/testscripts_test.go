@@ -48,30 +48,39 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// setupEnv isolates every script: HOME, the XDG folders and the agents'
-// config folders all point into $WORK, so no script can touch a real home.
-func setupEnv(env *testscript.Env) error {
-	work := env.WorkDir
-	home := filepath.Join(work, "home")
-	vars := map[string]string{
+// homeVars points HOME, the XDG folders and the agents' config folders
+// into home, so that nothing run with them can touch a real home.
+func homeVars(home, runtimeDir string) map[string]string {
+	return map[string]string{
 		"HOME":              home,
 		"XDG_CONFIG_HOME":   filepath.Join(home, ".config"),
 		"XDG_STATE_HOME":    filepath.Join(home, ".local", "state"),
 		"XDG_DATA_HOME":     filepath.Join(home, ".local", "share"),
 		"XDG_CACHE_HOME":    filepath.Join(home, ".cache"),
 		"XDG_BIN_HOME":      filepath.Join(home, ".local", "bin"),
-		"XDG_RUNTIME_DIR":   filepath.Join(work, "run"),
+		"XDG_RUNTIME_DIR":   runtimeDir,
 		"CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
 		"CODEX_HOME":        filepath.Join(home, ".codex"),
 		"GEMINI_CLI_HOME":   home,
-		"STATE":             filepath.Join(home, ".local", "state", "runaway"),
-		"CONFIG":            filepath.Join(home, ".config", "runaway"),
 	}
+}
+
+// agentVars are the variables the agents set for their tool calls: they
+// must not leak in from a developer's shell.
+var agentVars = []string{"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID", "CODEX_THREAD_ID", "CODEX_CI", "AI_AGENT"}
+
+// setupEnv isolates every script in $WORK/home; $STATE and $CONFIG name
+// runaway's state and config folders there.
+func setupEnv(env *testscript.Env) error {
+	work := env.WorkDir
+	home := filepath.Join(work, "home")
+	vars := homeVars(home, filepath.Join(work, "run"))
+	vars["STATE"] = filepath.Join(home, ".local", "state", "runaway")
+	vars["CONFIG"] = filepath.Join(home, ".config", "runaway")
 	for k, v := range vars {
 		env.Setenv(k, v)
 	}
-	// Agents' own variables must not leak in from the developer's shell.
-	for _, k := range []string{"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID", "CODEX_THREAD_ID", "CODEX_CI", "AI_AGENT"} {
+	for _, k := range agentVars {
 		env.Setenv(k, "")
 	}
 	env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
