@@ -448,3 +448,50 @@ func TestHookDeeplyNestedSettings(t *testing.T) {
 	runCounted(t, h, Claude, "s1", bashCall, len(calls)+1)
 	checkLogLines(t, h, "nests deeper than 10000 levels")
 }
+
+// A FIFO in place of one of runaway's own files: nothing blocks in
+// open(2). Before, a FIFO errors.log hung Run itself past its deadline (the
+// deadline's own log line blocked), and the others held every call of the
+// session until the deadline.
+func TestHookOwnFilesFIFO(t *testing.T) {
+	day := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).Local().Format(time.DateOnly)
+	for _, name := range []string{ErrorLogName, DecisionLogName, "sessions/claude-s1.json", "daily/" + day + ".json"} {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			h := newTestHook(t)
+			h.Deadline = 2 * time.Second
+			env := map[string]string{"RUNAWAY_DAILY_CAP_USD": "100"}
+			h.Getenv = func(k string) string { return env[k] }
+			p := filepath.Join(h.StateDir, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// A call the tamper wire denies: it is recorded in the decision
+			// log. The second call has no session id: it is logged.
+			deny := `{"session_id":"s1","tool_name":"Bash","tool_input":{"command":"runaway allow s1 --add 5"}}`
+			for _, in := range []string{deny, `{"tool_name":"Bash"}`, deny} {
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					h.Run(strings.NewReader(in), &bytes.Buffer{}, "claude")
+				}()
+				select {
+				case <-done:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("Run hung past its deadline with %s a FIFO", name)
+				}
+			}
+			log := h.Stderr.(*bytes.Buffer).String()
+			if name != ErrorLogName {
+				log += errorLog(t, h)
+			}
+			// The daily ledger is rewritten when it cannot be read: no log.
+			refused := strings.Contains(log, "not a regular file") || strings.Contains(log, "no such device") || strings.HasPrefix(name, "daily/")
+			if strings.Contains(log, "deadline") || !refused {
+				t.Errorf("errors = %q, want the FIFO refused at once", log)
+			}
+		})
+	}
+}

@@ -271,7 +271,7 @@ func (d dailyLedger) update(ctx context.Context, day, key string, spent float64,
 	}
 	defer lk.Unlock()
 	m := map[string]float64{}
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := readRegular(path); err == nil {
 		_ = json.Unmarshal(data, &m) // a damaged ledger starts the day over
 	}
 	m[key] = spent

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -144,7 +146,7 @@ func (s *Store) Open(ctx context.Context, h Harness, id string) (*Locked, error)
 }
 
 func readSession(path string) (*Session, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -159,6 +161,34 @@ func readSession(path string) (*Session, error) {
 		return nil, fmt.Errorf("state version %d, want %d", sess.Version, stateVersion)
 	}
 	return &sess, nil
+}
+
+// openRegular opens one of the files the hook reads or appends to without
+// blocking in open(2), as it would on a FIFO put in the file's place, and
+// refuses anything but a regular file.
+func openRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s is not a regular file", path)
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// readRegular reads a whole file through openRegular.
+func readRegular(path string) ([]byte, error) {
+	f, err := openRegular(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // Save writes the state atomically: a temp file in the same folder, then a

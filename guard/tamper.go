@@ -450,15 +450,10 @@ func applyEdits(s string, edits []textEdit) (string, bool) {
 const maxSettingsRead = 4 << 20
 
 // readSmall reads a settings file a call names. Anything but a regular file
-// is refused before it is opened: opening a FIFO blocks until a writer
-// comes, and a device such as /dev/tty waits for the person.
+// is refused: opening a FIFO blocks until a writer comes, and a device such
+// as /dev/tty waits for the person.
 func readSmall(p string) (string, error) {
-	if fi, err := os.Stat(p); err != nil {
-		return "", err
-	} else if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", p)
-	}
-	f, err := os.Open(p)
+	f, err := openRegular(p, os.O_RDONLY, 0)
 	if err != nil {
 		return "", err
 	}
