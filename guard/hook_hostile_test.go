@@ -257,7 +257,9 @@ func TestHookHostileInputs(t *testing.T) {
 		counted     bool   // the call reaches the state
 		log         string // what the error log must hold ("" nothing)
 	}{
-		{"session-id-10KB", `{"session_id":"` + longID + `","tool_name":"Bash","tool_input":{"command":"ls"}}`, true, ""},
+		{"session-id-256B", `{"session_id":"` + longID[:256] + `","tool_name":"Bash","tool_input":{"command":"ls"}}`, true, ""},
+		// A longer one would go into every log line: refused.
+		{"session-id-10KB", `{"session_id":"` + longID + `","tool_name":"Bash","tool_input":{"command":"ls"}}`, false, "longer than 256 bytes"},
 		{"tool-input-7MB", string(big), true, ""},
 		{"nested-100k", deep, false, "exceeded max depth"},
 		{"invalid-utf8", "{\"session_id\":\"s\xff1\",\"tool_name\":\"Ba\xc3sh\",\"tool_input\":{\"command\":\"l\xeds\"}}", true, ""},

@@ -16,6 +16,9 @@ const (
 	Cursor Harness = "cursor"
 )
 
+// maxSessionID bounds a session id: the agents send UUIDs.
+const maxSessionID = 256
+
 // MaxInput bounds what the hook reads from stdin. Tool inputs are small;
 // anything larger is not a tool call runaway should spend time on.
 const MaxInput = 8 << 20
@@ -45,6 +48,7 @@ var (
 	errEmptyInput = errors.New("empty input on stdin")
 	errTooLarge   = fmt.Errorf("input on stdin is larger than %d bytes", MaxInput)
 	errNoSession  = errors.New("input has no session_id")
+	errLongID     = fmt.Errorf("input's session_id is longer than %d bytes", maxSessionID)
 )
 
 // ReadInput reads and decodes one call from r, bounded by MaxInput, and
@@ -73,6 +77,10 @@ func ParseInput(data []byte, hint Harness) (*Input, error) {
 	in.Harness = detect(&in, hint)
 	if in.Harness != Cursor && in.SessionID == "" {
 		return nil, errNoSession
+	}
+	if len(in.SessionID) > maxSessionID {
+		// Session ids are UUIDs; a huge one would go into every log line.
+		return nil, errLongID
 	}
 	return &in, nil
 }
