@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/adrg/xdg"
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/runaway-guard/runaway/configs"
@@ -28,6 +30,9 @@ in runaway's error log.`,
 		// parsing, any arguments.
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if asksForHelp(args) {
+				return cmd.Help()
+			}
 			runHook(args)
 			return nil
 		},
@@ -46,6 +51,13 @@ func runHook(args []string) {
 		ConfigPath: configs.PolicyPath(),
 		BinPath:    filepath.Join(xdg.BinHome, "runaway"),
 		Stderr:     os.Stderr,
+	}
+	if isatty.IsTerminal(os.Stdin.Fd()) {
+		// A person at a terminal, not an agent: say what the command wants
+		// instead of waiting for input until the deadline.
+		fmt.Fprintln(os.Stderr, "runaway: hook reads one tool call's JSON on stdin; the agent runs it before every tool call")
+		fmt.Fprintln(os.Stderr, "hint: runaway hook --help")
+		return
 	}
 	h.Run(os.Stdin, os.Stdout, hint)
 }

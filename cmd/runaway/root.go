@@ -41,9 +41,20 @@ func usageError(err error) error {
 // errCancelled is returned when the person cancels an interactive command.
 var errCancelled = &userError{msg: "cancelled; nothing was changed", code: exitCancelled}
 
+// asksForHelp reports a -h or --help among args: `runaway hook --help`
+// shows help instead of waiting for a tool call on stdin.
+func asksForHelp(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || a == "--help" {
+			return true
+		}
+	}
+	return false
+}
+
 // Main runs the CLI with args and returns the process exit status.
 func Main(args []string) int {
-	if len(args) > 0 && args[0] == "hook" {
+	if len(args) > 0 && args[0] == "hook" && !asksForHelp(args[1:]) {
 		runHook(args[1:])
 		return exitOK
 	}

@@ -1,6 +1,10 @@
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/mattn/go-isatty"
+)
 
 // isTerminal reports whether f, a reader or writer, is a terminal. Tests
 // replace it to drive the interactive path.
@@ -9,6 +13,6 @@ var isTerminal = func(f any) bool {
 	if !ok {
 		return false
 	}
-	info, err := file.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	// A character device is not enough: /dev/null is one too.
+	return isatty.IsTerminal(file.Fd())
 }
