@@ -59,6 +59,48 @@ func CodexHooks() SettingsFile {
 	return SettingsFile{Harness: "codex", Path: filepath.Join(CodexDir(), "hooks.json"), Strict: true, OnlyHooksKey: true}
 }
 
+// ClaudeProjectSettings is Claude Code's local settings file for the
+// project holding dir: .claude/settings.local.json at the git repository
+// root (the folder holding .git, walking up from dir), where Claude Code
+// keeps it, else in dir itself.
+func ClaudeProjectSettings(dir string) (SettingsFile, error) {
+	root, err := ProjectRoot(dir)
+	if err != nil {
+		return SettingsFile{}, err
+	}
+	return ClaudeProjectFile(filepath.Join(root, ".claude", "settings.local.json")), nil
+}
+
+// ClaudeProjectFile is a Claude Code project settings file at path.
+func ClaudeProjectFile(path string) SettingsFile {
+	return SettingsFile{Harness: "claude", Path: path, Strict: true}
+}
+
+// ProjectRoot is the git repository root holding dir, else dir; either
+// absolute. dir must be an existing folder.
+func ProjectRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if info, err := os.Stat(abs); err != nil {
+		return "", err
+	} else if !info.IsDir() {
+		return "", fmt.Errorf("%s is not a folder", abs)
+	}
+	for d := abs; ; {
+		// .git is a folder in a clone and a file in a worktree or submodule.
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs, nil
+		}
+		d = parent
+	}
+}
+
 // SettingsFor returns the settings file runaway edits for a harness, if any.
 func SettingsFor(harness string) (SettingsFile, bool) {
 	switch harness {

@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,5 +84,44 @@ func TestHookEntriesForDoctor(t *testing.T) {
 	}
 	if b.Event != "Stop" || b.HasMatcher || b.HasTimeout || !b.OrTrue || b.Program != "runaway" {
 		t.Errorf("second: %+v", b)
+	}
+}
+
+func TestProjectRoot(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"repo/.git", "repo/a/b", "wt/sub", "plain/x"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A worktree or submodule has a .git file, not a folder.
+	if err := os.WriteFile(filepath.Join(dir, "wt", ".git"), []byte("gitdir: elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ in, want string }{
+		{"repo", "repo"},
+		{"repo/a/b", "repo"},
+		{"wt/sub", "wt"},
+		{"plain/x", "plain/x"},
+	}
+	for _, tt := range tests {
+		got, err := ProjectRoot(filepath.Join(dir, tt.in))
+		if err != nil || got != filepath.Join(dir, tt.want) {
+			t.Errorf("ProjectRoot(%s) = %q, %v; want %s", tt.in, got, err, tt.want)
+		}
+		sf, err := ClaudeProjectSettings(filepath.Join(dir, tt.in))
+		if want := filepath.Join(dir, tt.want, ".claude", "settings.local.json"); err != nil || sf.Path != want || !sf.Strict || sf.Harness != "claude" {
+			t.Errorf("ClaudeProjectSettings(%s) = %+v, %v; want %s", tt.in, sf, err, want)
+		}
+	}
+	if _, err := ProjectRoot(filepath.Join(dir, "repo", "missing")); err == nil {
+		t.Error("ProjectRoot of a missing folder: no error")
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ProjectRoot(file); err == nil {
+		t.Error("ProjectRoot of a file: no error")
 	}
 }

@@ -332,17 +332,43 @@ func firstLine(s string) string {
 	return l
 }
 
-// checkWired checks a harness runaway writes an entry for.
+// wiredFile is one settings file doctor checks runaway's entry in: a
+// harness's user file, or a project file setup --project wrote.
+type wiredFile struct {
+	sf    configs.SettingsFile
+	prior *InstalledFile
+	check string // prefix of the checks' names
+	fix   string // the setup command that rewires it
+}
+
+// checkWired checks a harness runaway writes an entry for, then the
+// project files setup wired for it.
 func (d *doctor) checkWired(h Harness) {
 	sf, _ := configs.SettingsFor(h.ID)
-	prior := d.rec.File(h.ID)
+	d.checkFile(h, wiredFile{sf: sf, prior: d.rec.File(h.ID), check: h.ID, fix: "runaway setup --harness " + h.ID})
+	if d.rec == nil {
+		return
+	}
+	for _, f := range d.rec.Projects() {
+		if f.Harness != h.ID {
+			continue
+		}
+		dir := filepath.Dir(filepath.Dir(f.Path))
+		d.checkFile(h, wiredFile{sf: configs.ClaudeProjectFile(f.Path), prior: &f, check: h.ID + "-project",
+			fix: "runaway setup --harness " + h.ID + " --project " + configs.ShellQuote(dir)})
+	}
+}
+
+// checkFile checks one settings file runaway's entry goes in.
+func (d *doctor) checkFile(h Harness, w wiredFile) {
+	sf, prior := w.sf, w.prior
 	name := Tilde(sf.Path)
 	if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(sf.Path) {
-		d.add(StatusWarn, h.ID+"-settings", "setup wrote %s, but %s now reads %s; run: runaway setup --harness %s", Tilde(prior.Path), h.Name, name, h.ID)
+		d.add(StatusWarn, w.check+"-settings", "setup wrote %s, but %s now reads %s; run: %s", Tilde(prior.Path), h.Name, name, w.fix)
 	}
 	entries, doc, err := configs.ReadSettings(sf, name)
 	if err != nil {
-		d.add(StatusFail, h.ID+"-settings", "%v; %s may ignore the file: fix it, then run: runaway doctor", err, h.Name)
+		d.add(StatusFail, w.check+"-settings", "%v; %s may ignore the file: fix it, then run: runaway doctor", err, h.Name)
 		return
 	}
 	if len(entries) == 0 && prior == nil {
@@ -354,33 +380,37 @@ func (d *doctor) checkWired(h Harness) {
 		return
 	}
 	if _, err := os.Stat(sf.Path); errors.Is(err, fs.ErrNotExist) {
-		d.add(StatusFail, h.ID+"-settings", "%s is gone: %s is not guarded; run: runaway setup --harness %s", name, h.Name, h.ID)
+		d.add(StatusFail, w.check+"-settings", "%s is gone: %s is not guarded; run: %s", name, h.Name, w.fix)
 		return
 	}
-	d.add(StatusOK, h.ID+"-settings", "%s parses", name)
+	d.add(StatusOK, w.check+"-settings", "%s parses", name)
 	if prior != nil {
 		if b, err := os.ReadFile(sf.Path); err == nil && HashBytes(b) != prior.SHA256 {
-			d.add(StatusWarn, h.ID+"-changed", "%s changed since setup wrote it (you or another tool edited it); runaway's entry is checked on its own line", name)
+			d.add(StatusWarn, w.check+"-changed", "%s changed since setup wrote it (you or another tool edited it); runaway's entry is checked on its own line", name)
 		} else if err == nil {
-			d.add(StatusOK, h.ID+"-changed", "%s is as setup wrote it", name)
+			d.add(StatusOK, w.check+"-changed", "%s is as setup wrote it", name)
 		}
 	}
-	entry, ok := d.checkEntry(h, name, entries)
-	switch h.ID {
-	case "claude":
+	entry, ok := d.checkEntry(h, w, name, entries)
+	switch {
+	case prior != nil && prior.Project:
+		for _, warning := range sf.Warnings(name, doc) {
+			d.add(StatusFail, w.check+"-hooks-off", "%s", warning)
+		}
+	case h.ID == "claude":
 		d.checkClaudeSwitch(doc)
-	case "codex":
+	case h.ID == "codex":
 		d.checkCodexConfig(sf.Path, entry, len(entries) == 1)
 	}
 	if ok {
-		d.liveTest(h, entry)
+		d.liveTest(h, w.check, entry)
 	}
 }
 
 // checkEntry checks there is exactly one entry and that it is well formed.
-func (d *doctor) checkEntry(h Harness, name string, entries []configs.Entry) (configs.Entry, bool) {
-	check := h.ID + "-entry"
-	fix := "run: runaway setup --harness " + h.ID
+func (d *doctor) checkEntry(h Harness, w wiredFile, name string, entries []configs.Entry) (configs.Entry, bool) {
+	check := w.check + "-entry"
+	fix := "run: " + w.fix
 	switch len(entries) {
 	case 0:
 		d.add(StatusFail, check, "no runaway entry in %s: %s is not guarded; %s", name, h.Name, fix)
@@ -470,8 +500,8 @@ func sampleInput(harness, transcript string) string {
 
 // liveTest runs the entry's command as the agent would: through the
 // shell, with a sample call on stdin, in a throwaway state folder.
-func (d *doctor) liveTest(h Harness, e configs.Entry) {
-	check := h.ID + "-live"
+func (d *doctor) liveTest(h Harness, prefix string, e configs.Entry) {
+	check := prefix + "-live"
 	tmp, err := os.MkdirTemp("", "runaway-doctor-")
 	if err != nil {
 		d.add(StatusFail, check, "%v", err)

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/runaway-guard/runaway/configs"
 )
@@ -29,6 +30,9 @@ type Installed struct {
 type InstalledFile struct {
 	Harness string `json:"harness"`
 	Path    string `json:"path"`
+	// Project: a project's settings file (setup --project), kept next to
+	// the harness's user file rather than in its place.
+	Project bool `json:"project,omitempty"`
 	// Command is the hook command setup wrote.
 	Command string `json:"command"`
 	// SHA256 is the hash of the file's bytes right after setup wrote them.
@@ -65,36 +69,63 @@ func ReadInstalled(path string) (*Installed, error) {
 	return &r, nil
 }
 
-// File returns the record of the harness's file, or nil.
+// File returns the record of the harness's user settings file, or nil.
 func (r *Installed) File(harness string) *InstalledFile {
+	return r.find(func(f InstalledFile) bool { return f.Harness == harness && !f.Project })
+}
+
+// ProjectFile returns the record of a project settings file, or nil.
+func (r *Installed) ProjectFile(path string) *InstalledFile {
+	return r.find(func(f InstalledFile) bool { return f.Project && filepath.Clean(f.Path) == filepath.Clean(path) })
+}
+
+// Projects lists the project settings files recorded.
+func (r *Installed) Projects() []InstalledFile {
+	if r == nil {
+		return nil
+	}
+	var out []InstalledFile
+	for _, f := range r.Files {
+		if f.Project {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (r *Installed) find(match func(InstalledFile) bool) *InstalledFile {
 	if r == nil {
 		return nil
 	}
 	for i := range r.Files {
-		if r.Files[i].Harness == harness {
+		if match(r.Files[i]) {
 			return &r.Files[i]
 		}
 	}
 	return nil
 }
 
-// put replaces or adds the record of f's harness.
+// put replaces or adds the record of f's file.
 func (r *Installed) put(f InstalledFile) {
-	if old := r.File(f.Harness); old != nil {
+	old := r.File(f.Harness)
+	if f.Project {
+		old = r.ProjectFile(f.Path)
+	}
+	if old != nil {
 		*old = f
 		return
 	}
 	r.Files = append(r.Files, f)
 }
 
-// drop removes the record of a harness's file.
+// drop removes the record of a harness's user settings file.
 func (r *Installed) drop(harness string) {
-	for i := range r.Files {
-		if r.Files[i].Harness == harness {
-			r.Files = append(r.Files[:i], r.Files[i+1:]...)
-			return
-		}
-	}
+	r.Files = slices.DeleteFunc(r.Files, func(f InstalledFile) bool { return f.Harness == harness && !f.Project })
+}
+
+// dropProject removes the record of a project settings file.
+func (r *Installed) dropProject(path string) {
+	r.Files = slices.DeleteFunc(r.Files, func(f InstalledFile) bool { return f.Project && filepath.Clean(f.Path) == filepath.Clean(path) })
 }
 
 // write saves the record (0600: the state folder is private).

@@ -15,6 +15,10 @@ import (
 type RemoveOptions struct {
 	// Harnesses to unwire, by id; empty means all.
 	Harnesses []string
+	// Project, when set, takes runaway's entry out of that project's
+	// .claude/settings.local.json; without Harnesses, only out of it.
+	// Without either, every project file setup recorded is cleaned too.
+	Project string
 	// Purge also deletes the binary, the config and the state folder.
 	Purge bool
 	Paths *Paths
@@ -29,6 +33,7 @@ type RemovePlan struct {
 	paths     Paths
 	rec       *Installed
 	harnesses []string
+	projects  []string // project settings files whose record goes
 }
 
 // PlanRemove finds runaway's entries (every copy, from any version or
@@ -43,12 +48,26 @@ func PlanRemove(opts RemoveOptions) (*RemovePlan, error) {
 	if opts.Purge && len(opts.Harnesses) > 0 {
 		return nil, &OptionError{"--purge removes runaway entirely; it cannot be combined with --harness"}
 	}
+	if opts.Purge && opts.Project != "" {
+		return nil, &OptionError{"--purge removes runaway entirely; it cannot be combined with --project"}
+	}
 	rec, err := ReadInstalled(paths.Installed)
 	if err != nil {
 		return nil, err
 	}
 	p := &RemovePlan{paths: paths, rec: rec, harnesses: opts.Harnesses}
-	if len(p.harnesses) == 0 {
+	if opts.Project != "" {
+		sf, err := configs.ClaudeProjectSettings(opts.Project)
+		if err != nil {
+			return nil, &OptionError{fmt.Sprintf("--project %s: %v", opts.Project, err)}
+		}
+		p.projects = []string{sf.Path}
+	} else if len(p.harnesses) == 0 {
+		for _, f := range rec.Projects() {
+			p.projects = append(p.projects, f.Path)
+		}
+	}
+	if len(p.harnesses) == 0 && opts.Project == "" {
 		for _, h := range Harnesses {
 			if _, ok := configs.SettingsFor(h.ID); ok {
 				p.harnesses = append(p.harnesses, h.ID)
@@ -82,6 +101,16 @@ func PlanRemove(opts RemoveOptions) (*RemovePlan, error) {
 			if edit.Changed() {
 				p.Files = append(p.Files, edit)
 			}
+		}
+	}
+	for _, path := range p.projects {
+		sf := configs.ClaudeProjectFile(path)
+		edit, err := planHookRemove(sf, rec.ProjectFile(path))
+		if err != nil {
+			return nil, err
+		}
+		if edit.Changed() {
+			p.Files = append(p.Files, edit)
 		}
 	}
 	if opts.Purge {
@@ -149,6 +178,9 @@ func (p *RemovePlan) Apply() error {
 	if p.rec != nil {
 		for _, id := range p.harnesses {
 			p.rec.drop(id)
+		}
+		for _, path := range p.projects {
+			p.rec.dropProject(path)
 		}
 		var err error
 		if len(p.rec.Files) == 0 {

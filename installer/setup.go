@@ -44,6 +44,9 @@ type SetupOptions struct {
 	WarnAt     *float64
 	FailureRun *int
 	RepeatRun  *int
+	// Project, when set, also wires Claude Code into that project's
+	// .claude/settings.local.json (at its git repository root).
+	Project string
 	// Paths defaults to DefaultPaths; Executable to the running binary.
 	Paths      *Paths
 	Executable string
@@ -62,6 +65,7 @@ type FileEdit struct {
 
 	snap        configs.Snapshot
 	own         bool // runaway's own file: no backup
+	project     bool // a project's settings file, not the harness's user file
 	createDirs  []string
 	createdFile bool
 	undo        configs.Undo
@@ -119,6 +123,8 @@ type SetupPlan struct {
 	Files    FileEdits // runaway's config first, then one per harness
 	// Todo is what the person must still do afterwards.
 	Todo []string
+	// Project is the project settings file wired too ("" without --project).
+	Project string
 
 	paths Paths
 	prior *Installed
@@ -150,7 +156,7 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 			p.Wire = append(p.Wire, f.Harness)
 		}
 	}
-	if len(p.Wire) == 0 {
+	if len(p.Wire) == 0 && opts.Project == "" {
 		return nil, ErrNothingToWire
 	}
 	exe := opts.Executable
@@ -180,6 +186,19 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 		if h.Todo != "" && edit.Changed() {
 			p.Todo = append(p.Todo, h.Name+": "+h.Todo)
 		}
+	}
+	if opts.Project != "" {
+		sf, err := configs.ClaudeProjectSettings(opts.Project)
+		if err != nil {
+			return nil, &OptionError{fmt.Sprintf("--project %s: %v", opts.Project, err)}
+		}
+		edit, err := planHookInsert(sf, paths.Bin, p.prior.ProjectFile(sf.Path))
+		if err != nil {
+			return nil, err
+		}
+		edit.project = true
+		p.Files = append(p.Files, edit)
+		p.Project = sf.Path
 	}
 	return p, nil
 }
@@ -386,7 +405,7 @@ func (p *SetupPlan) Apply() error {
 		}
 		if f.Harness != "" {
 			rec.put(InstalledFile{
-				Harness: f.Harness, Path: f.Path, Command: f.command, SHA256: HashBytes(f.After),
+				Harness: f.Harness, Path: f.Path, Project: f.project, Command: f.command, SHA256: HashBytes(f.After),
 				CreatedFile: f.createdFile, CreatedDirs: f.createDirs, Undo: f.undo,
 			})
 		}

@@ -14,20 +14,23 @@ func newRemoveCmd() *cobra.Command {
 	var (
 		yes, dryRun, purge bool
 		harnesses          []string
+		project            string
 	)
 	cmd := &cobra.Command{
 		Use:   "remove",
 		Short: "Take runaway's hook entries out of the agents' settings files",
 		Long: `remove undoes setup: it takes out runaway's hook entries (every copy, from
 any version or binary path) and nothing else. A file nobody else changed
-since setup comes back byte for byte. --purge also deletes the installed
+since setup comes back byte for byte. Without --harness or --project it
+also cleans every project file that setup --project wired; --project DIR
+takes runaway's entry out of that project's file only. --purge also deletes the installed
 binary, runaway's config and its state.
 
 Without a terminal it needs --yes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
-			plan, err := installer.PlanRemove(installer.RemoveOptions{Harnesses: harnesses, Purge: purge})
+			plan, err := installer.PlanRemove(installer.RemoveOptions{Harnesses: harnesses, Project: project, Purge: purge})
 			if err != nil {
 				return planError(err, "remove")
 			}
@@ -56,5 +59,6 @@ Without a terminal it needs --yes.`,
 	f.BoolVar(&dryRun, "dry-run", false, "print the edits as a diff and change nothing")
 	f.BoolVar(&purge, "purge", false, "also delete the installed binary, runaway's config and its state")
 	f.StringSliceVar(&harnesses, "harness", nil, "agents to unwire: claude, codex (default: all)")
+	f.StringVar(&project, "project", "", "take runaway's entry out of `DIR`'s .claude/settings.local.json (at its git repository root)")
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -21,6 +22,7 @@ func newSetupCmd() *cobra.Command {
 	var (
 		yes, dryRun       bool
 		harnesses         []string
+		project           string
 		capUSD, warnAt    float64
 		failures, repeats int
 	)
@@ -31,11 +33,13 @@ func newSetupCmd() *cobra.Command {
 path, writes runaway's limits, and adds one hook entry to each supported
 agent's settings file, touching nothing else in it. It shows the plan
 first; --dry-run prints the exact edits as a diff and changes nothing.
+--project DIR also wires Claude Code into DIR's .claude/settings.local.json
+(at the git repository root when DIR is in one).
 
 Without a terminal it needs --yes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := installer.SetupOptions{Harnesses: harnesses}
+			opts := installer.SetupOptions{Harnesses: harnesses, Project: project}
 			f := cmd.Flags()
 			if f.Changed("cap") {
 				opts.CapUSD = &capUSD
@@ -56,6 +60,7 @@ Without a terminal it needs --yes.`,
 	f.BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	f.BoolVar(&dryRun, "dry-run", false, "print the edits as a diff and change nothing")
 	f.StringSliceVar(&harnesses, "harness", nil, "agents to wire: claude, codex (default: every supported agent found)")
+	f.StringVar(&project, "project", "", "also wire Claude Code into `DIR`'s .claude/settings.local.json (at its git repository root)")
 	f.Float64Var(&capUSD, "cap", configs.DefaultSessionCapUSD, "spend cap per session, in US dollars")
 	f.Float64Var(&warnAt, "warn-at", configs.DefaultWarnAt, "warn once when this share of the cap is spent (0-1)")
 	f.IntVar(&failures, "failures", configs.DefaultFailureRun, "ask after this many failed tool calls in a row")
@@ -91,6 +96,9 @@ func runSetup(cmd *cobra.Command, opts installer.SetupOptions, yes, dryRun bool)
 	var names []string
 	for _, h := range plan.Wire {
 		names = append(names, h.Name)
+	}
+	if plan.Project != "" {
+		names = append(names, "Claude Code in "+installer.Tilde(filepath.Dir(filepath.Dir(plan.Project))))
 	}
 	fmt.Fprintf(out, "done: runaway guards %s\n", strings.Join(names, ", "))
 	if len(plan.Todo) > 0 {
