@@ -10,9 +10,12 @@ import (
 	"strings"
 )
 
-// Build compiles ./cmd/runaway of the module at root into out.
+// Build compiles ./cmd/runaway of the module at root into out. It builds
+// without VCS stamping, so the binary's version is "devel" wherever the
+// tests run (a git checkout would stamp a pseudo-version, and a dirty tree
+// another one).
 func Build(root, out string) error {
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/runaway")
+	cmd := exec.Command("go", "build", "-buildvcs=false", "-o", out, "./cmd/runaway")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	return cmd.Run()
