@@ -194,7 +194,7 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byt
 // -1 without a daily cap. Errors are logged; the wires work with what was read.
 func (h *Hook) readSpend(ctx context.Context, c *call) float64 {
 	s := c.sess
-	s.notePrompt(c.in.PromptID + c.in.TurnID)
+	s.notePrompt(c.in.promptKey())
 	before := s.Spend.USD
 	rctx, cancel := context.WithTimeout(ctx, h.readBudget(ctx))
 	defer cancel()

@@ -106,3 +106,12 @@ func detect(in *Input, hint Harness) Harness {
 func (in *Input) isToolCall() bool {
 	return (in.HookEventName == "" || in.HookEventName == "PreToolUse" || in.HookEventName == "preToolUse") && in.ToolName != ""
 }
+
+// promptKey names the user prompt the call belongs to, for the prompt cap:
+// Claude Code's prompt_id, Codex's turn_id, "" when the agent sends neither.
+func (in *Input) promptKey() string {
+	if in.PromptID != "" {
+		return in.PromptID
+	}
+	return in.TurnID
+}

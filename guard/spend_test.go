@@ -159,3 +159,20 @@ func TestChooseTranscriptKeepsTheFirst(t *testing.T) {
 		t.Fatalf("a gone transcript is replaced and its total restarts: %s %v", got, s.Spend.USD)
 	}
 }
+
+// Codex has no prompt_id: its turn_id marks the prompt.
+func TestPromptKey(t *testing.T) {
+	for _, c := range []struct {
+		in   Input
+		want string
+	}{
+		{Input{PromptID: "p1"}, "p1"},
+		{Input{TurnID: "t1"}, "t1"},
+		{Input{PromptID: "p1", TurnID: "t1"}, "p1"},
+		{Input{}, ""},
+	} {
+		if got := c.in.promptKey(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.in, got, c.want)
+		}
+	}
+}
