@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/guard/tamper"
 )
 
 // DefaultDeadline bounds one hook run, well under the 10 s timeout of
@@ -235,6 +236,20 @@ func (h *Hook) lockWait() time.Duration {
 		return h.LockWait
 	}
 	return h.duration(LockWaitEnv, defaultLockWait)
+}
+
+// tamperWire asks the tamper wire about the call (see package tamper).
+func (h *Hook) tamperWire(in *Input) Verdict {
+	reason := tamper.Check(tamper.Guarded{
+		ConfigDir: filepath.Dir(h.ConfigPath),
+		StateDir:  h.StateDir,
+		BinPath:   h.BinPath,
+		Getenv:    h.getenv,
+	}, tamper.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: in.Cwd})
+	if reason == "" {
+		return Verdict{}
+	}
+	return Verdict{Kind: Deny, Wire: "tamper", Reason: reason}
 }
 
 // runWires updates the session with the call and runs every wire on it.

@@ -1,17 +1,4 @@
-package guard
-
-import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
-
-	"github.com/runaway-guard/runaway/configs"
-)
-
-// The tamper wire: the agent must not switch its own guard off. Only
+// Package tamper is the tamper wire: the agent must not switch its own guard off. Only
 // Bash (Claude Code, Codex), Write, Edit, MultiEdit, NotebookEdit and
 // apply_patch calls are looked at. Denied:
 //
@@ -42,25 +29,57 @@ import (
 // Paths are resolved (~, $HOME, $XDG_*, $CLAUDE_CONFIG_DIR, $CODEX_HOME,
 // variables assigned earlier in the line, cd, relative to the call's cwd,
 // .., symlinks of what exists) before they are matched.
+package tamper
 
-// tamperHint ends every tamper reason: what the model should do instead.
-const tamperHint = "If a limit is in the way, stop and tell the person: they can change runaway's settings with `runaway allow`, `runaway setup` or `runaway remove` in their own terminal."
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 
-// tamperWire checks one call; it reads files only when the call writes a
+	"github.com/runaway-guard/runaway/configs"
+)
+
+// hint ends every tamper reason: what the model should do instead.
+const hint = "If a limit is in the way, stop and tell the person: they can change runaway's settings with `runaway allow`, `runaway setup` or `runaway remove` in their own terminal."
+
+// Guarded is what the wire guards: runaway's own files, and the
+// environment the agents' settings files are found by.
+type Guarded struct {
+	ConfigDir string              // runaway's config folder
+	StateDir  string              // runaway's state folder
+	BinPath   string              // runaway's installed program
+	Getenv    func(string) string // the hook's environment
+}
+
+// Call is one tool call as the wire sees it.
+type Call struct {
+	Tool  string
+	Input json.RawMessage
+	Cwd   string // the agent's folder for the call
+}
+
+// Check judges one tool call: "" when it passes, else the reason it is
+// denied (for the model). It reads files only when the call writes a
 // settings file runaway manages.
-func (h *Hook) tamperWire(in *Input) Verdict {
-	t := &tamperCheck{
-		getenv:    h.getenv,
-		configDir: filepath.Dir(h.ConfigPath),
-		stateDir:  h.StateDir,
-		binPath:   h.BinPath,
-		cwd:       in.Cwd,
+func Check(g Guarded, c Call) string {
+	t := &checker{
+		getenv:    g.Getenv,
+		configDir: g.ConfigDir,
+		stateDir:  g.StateDir,
+		binPath:   g.BinPath,
+		cwd:       c.Cwd,
 	}
-	f := t.call(in.ToolName, in.ToolInput)
-	if f == nil {
-		return Verdict{}
+	if t.getenv == nil {
+		t.getenv = os.Getenv
 	}
-	return Verdict{Kind: Deny, Wire: "tamper", Reason: f.reason()}
+	if f := t.call(c.Tool, c.Input); f != nil {
+		return f.reason()
+	}
+	return ""
 }
 
 // finding is what the tamper wire matched: an action on a path, or a
@@ -79,23 +98,8 @@ func (f *finding) reason() string {
 	if f.why != "" {
 		s += ", " + f.why
 	}
-	return s + "; the agent may not switch its guard off. " + tamperHint
+	return s + "; the agent may not switch its guard off. " + hint
 }
-
-// fileKind is what a protected path is to runaway.
-type fileKind uint8
-
-const (
-	notProtected   fileKind = iota
-	ownConfig               // $XDG_CONFIG_HOME/runaway and anything in it
-	ownState                // $XDG_STATE_HOME/runaway and anything in it
-	ownBinary               // $XDG_BIN_HOME/runaway, the running program
-	claudeSettings          // $CLAUDE_CONFIG_DIR/settings.json, any .claude/settings{,.local}.json
-	codexHooks              // $CODEX_HOME/hooks.json
-	codexConfig             // $CODEX_HOME/config.toml
-)
-
-func (k fileKind) owned() bool { return k == ownConfig || k == ownState || k == ownBinary }
 
 // protectedPath is one path the wire guards, lexically and as resolved.
 type protectedPath struct {
@@ -106,9 +110,9 @@ type protectedPath struct {
 	exists     bool // (project settings) the file is there
 }
 
-// tamperCheck holds what one call is checked against; the protected paths
+// checker holds what one call is checked against; the protected paths
 // are worked out only when a call names a path it writes.
-type tamperCheck struct {
+type checker struct {
 	getenv    func(string) string
 	configDir string
 	stateDir  string
@@ -123,7 +127,7 @@ type tamperCheck struct {
 	needles   []string          // path fragments that name protected files in code
 }
 
-func (t *tamperCheck) homeDir() string {
+func (t *checker) homeDir() string {
 	if t.home == "" && t.getenv != nil {
 		t.home = filepath.Clean(t.getenv("HOME"))
 		if !filepath.IsAbs(t.home) {
@@ -134,7 +138,7 @@ func (t *tamperCheck) homeDir() string {
 }
 
 // envDir is $name, or its default under HOME.
-func (t *tamperCheck) envDir(name string) string {
+func (t *checker) envDir(name string) string {
 	if v := t.getenv(name); filepath.IsAbs(v) {
 		return filepath.Clean(v)
 	}
@@ -144,11 +148,8 @@ func (t *tamperCheck) envDir(name string) string {
 	return ""
 }
 
-func (t *tamperCheck) claudeDir() string { return t.envDir("CLAUDE_CONFIG_DIR") }
-func (t *tamperCheck) codexHome() string { return t.envDir("CODEX_HOME") }
-
 // resolve works out the protected paths, once per call.
-func (t *tamperCheck) resolve() {
+func (t *checker) resolve() {
 	if t.resolved {
 		return
 	}
@@ -166,12 +167,10 @@ func (t *tamperCheck) resolve() {
 	if exe, err := os.Executable(); err == nil {
 		add(exe, ownBinary, false)
 	}
-	if d := t.claudeDir(); d != "" {
-		add(filepath.Join(d, "settings.json"), claudeSettings, false)
-	}
-	if d := t.codexHome(); d != "" {
-		add(filepath.Join(d, "hooks.json"), codexHooks, false)
-		add(filepath.Join(d, "config.toml"), codexConfig, false)
+	for _, f := range settingsFiles {
+		if d := t.envDir(f.dirEnv); d != "" {
+			add(filepath.Join(d, f.name), f.kind, false)
+		}
 	}
 	// The project's own settings count when it has them (rm -rf .claude).
 	if d := abs(t.cwd, "/"); d != "" {
@@ -200,7 +199,7 @@ func (t *tamperCheck) resolve() {
 // realPath resolves the symlinks of p as far as it exists: its folder's
 // (remembered for the call, so a command naming many files in one folder
 // costs one lstat each) and its own.
-func (t *tamperCheck) realPath(p string) string {
+func (t *checker) realPath(p string) string {
 	if r, ok := t.reals[p]; ok {
 		return r
 	}
@@ -243,7 +242,7 @@ func abs(p, dir string) string {
 
 // classify tells what p (absolute, clean) is to runaway: the kind of the
 // protected path it is or lies in.
-func (t *tamperCheck) classify(p string) fileKind {
+func (t *checker) classify(p string) fileKind {
 	if p == "" {
 		return notProtected
 	}
@@ -257,7 +256,7 @@ func (t *tamperCheck) classify(p string) fileKind {
 	return notProtected
 }
 
-func (t *tamperCheck) match(p string) fileKind {
+func (t *checker) match(p string) fileKind {
 	for _, pp := range t.protected {
 		for _, q := range []string{pp.path, pp.real} {
 			if p == q || pp.dir && under(p, q) {
@@ -279,7 +278,7 @@ func isProjectSettings(p string) bool {
 
 // ancestorOf reports a protected path that lies inside p (a folder being
 // removed or moved away), as its kind and path.
-func (t *tamperCheck) ancestorOf(p string) (fileKind, string) {
+func (t *checker) ancestorOf(p string) (fileKind, string) {
 	if in := t.inside(p); len(in) > 0 {
 		return in[0].kind, in[0].path
 	}
@@ -288,7 +287,7 @@ func (t *tamperCheck) ancestorOf(p string) (fileKind, string) {
 
 // inside lists the protected paths that lie inside p, with the project's
 // own settings files when it has them.
-func (t *tamperCheck) inside(p string) []protectedPath {
+func (t *checker) inside(p string) []protectedPath {
 	t.resolve()
 	real := t.realPath(p)
 	var out []protectedPath
@@ -307,7 +306,7 @@ func (t *tamperCheck) inside(p string) []protectedPath {
 }
 
 // call checks one tool call by its tool's input.
-func (t *tamperCheck) call(tool string, input json.RawMessage) *finding {
+func (t *checker) call(tool string, input json.RawMessage) *finding {
 	switch tool {
 	case "Bash", "Shell", "exec_command", "shell", "local_shell":
 		return t.shellInput(input)
@@ -328,7 +327,7 @@ func (t *tamperCheck) call(tool string, input json.RawMessage) *finding {
 
 // shellInput reads a shell call's command: a string (Claude Code, Codex
 // Bash) or an argv (Codex's older shell tool).
-func (t *tamperCheck) shellInput(input json.RawMessage) *finding {
+func (t *checker) shellInput(input json.RawMessage) *finding {
 	var in struct {
 		Command json.RawMessage `json:"command"`
 		Cmd     json.RawMessage `json:"cmd"`
@@ -361,7 +360,7 @@ func (t *tamperCheck) shellInput(input json.RawMessage) *finding {
 }
 
 // fileTool checks Claude Code's file tools.
-func (t *tamperCheck) fileTool(tool string, input json.RawMessage) *finding {
+func (t *checker) fileTool(tool string, input json.RawMessage) *finding {
 	var in struct {
 		FilePath     string `json:"file_path"`
 		NotebookPath string `json:"notebook_path"`
@@ -419,13 +418,6 @@ func (t *tamperCheck) fileTool(tool string, input json.RawMessage) *finding {
 	return t.writeFile(p, apply, fallback)
 }
 
-func (t *tamperCheck) codexHooksPath() string {
-	if d := t.codexHome(); d != "" {
-		return filepath.Join(d, "hooks.json")
-	}
-	return ""
-}
-
 // textEdit is one old → new replacement of Edit or MultiEdit.
 type textEdit struct {
 	old, new string
@@ -466,4 +458,21 @@ func readSmall(p string) (string, error) {
 		return "", fmt.Errorf("%s is larger than %d bytes", p, maxSettingsRead)
 	}
 	return string(data), nil
+}
+
+// openRegular opens a file without blocking in open(2), as it would on a
+// FIFO put in the file's place, and refuses anything but a regular file.
+func openRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s is not a regular file", path)
+		}
+		return nil, err
+	}
+	return f, nil
 }

@@ -1,4 +1,4 @@
-package guard
+package tamper
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 type tamperHome struct {
 	home, proj string
 	env        map[string]string
-	hook       *Hook
+	g          Guarded
 }
 
 const claudeSettingsWithRunaway = `{
@@ -89,19 +89,20 @@ func newTamperHome(t testing.TB) *tamperHome {
 	if err := os.Symlink(filepath.Join(home, ".config", "runaway"), filepath.Join(home, "cfglink")); err != nil {
 		t.Fatal(err)
 	}
-	h := &Hook{
-		StateDir:   filepath.Join(home, ".local", "state", "runaway"),
-		ConfigPath: filepath.Join(home, ".config", "runaway", "config.json"),
-		BinPath:    filepath.Join(home, ".local", "bin", "runaway"),
-		Getenv:     func(k string) string { return env[k] },
+	g := Guarded{
+		StateDir:  filepath.Join(home, ".local", "state", "runaway"),
+		ConfigDir: filepath.Join(home, ".config", "runaway"),
+		BinPath:   filepath.Join(home, ".local", "bin", "runaway"),
+		Getenv:    func(k string) string { return env[k] },
 	}
-	return &tamperHome{home: home, proj: proj, env: env, hook: h}
+	return &tamperHome{home: home, proj: proj, env: env, g: g}
 }
 
-// check runs the wire on one call from the project folder.
-func (th *tamperHome) check(tool string, input any) Verdict {
+// check runs the wire on one call from the project folder: the reason it
+// is denied, or "".
+func (th *tamperHome) check(tool string, input any) string {
 	raw, _ := json.Marshal(input)
-	return th.hook.tamperWire(&Input{ToolName: tool, ToolInput: raw, Cwd: th.proj})
+	return Check(th.g, Call{Tool: tool, Input: raw, Cwd: th.proj})
 }
 
 func bash(cmd string) map[string]any { return map[string]any{"command": cmd} }
@@ -120,21 +121,21 @@ func runTamperCases(t *testing.T, th *tamperHome, cases []tamperCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := th.check(tc.tool, tc.input)
-			if got := v.Kind == Deny; got != tc.deny {
-				t.Fatalf("deny = %v, want %v (reason %q)", got, tc.deny, v.Reason)
+			reason := th.check(tc.tool, tc.input)
+			if got := reason != ""; got != tc.deny {
+				t.Fatalf("deny = %v, want %v (reason %q)", got, tc.deny, reason)
 			}
 			if !tc.deny {
 				return
 			}
-			if v.Wire != "tamper" || !strings.HasPrefix(v.Reason, "runaway: this call would ") || !strings.Contains(v.Reason, "runaway allow") {
-				t.Errorf("verdict = %+v", v)
+			if !strings.HasPrefix(reason, "runaway: this call would ") || !strings.Contains(reason, "runaway allow") {
+				t.Errorf("reason = %q", reason)
 			}
-			if w := strings.ReplaceAll(tc.want, "HOME", th.home); !strings.Contains(v.Reason, w) {
-				t.Errorf("reason %q does not name %q", v.Reason, w)
+			if w := strings.ReplaceAll(tc.want, "HOME", th.home); !strings.Contains(reason, w) {
+				t.Errorf("reason %q does not name %q", reason, w)
 			}
-			if strings.Contains(v.Reason, "s3cr3t") {
-				t.Errorf("reason %q echoes a secret from the command", v.Reason)
+			if strings.Contains(reason, "s3cr3t") {
+				t.Errorf("reason %q echoes a secret from the command", reason)
 			}
 		})
 	}
@@ -374,8 +375,8 @@ func TestTamperShellInputShapes(t *testing.T) {
 func TestTamperIgnoresOtherTools(t *testing.T) {
 	th := newTamperHome(t)
 	for _, tool := range []string{"Read", "Grep", "Glob", "WebFetch", "mcp__fs__write_file", "Agent"} {
-		if v := th.check(tool, bash("rm ~/.config/runaway/config.json")); v.Kind != None {
-			t.Errorf("%s: %+v", tool, v)
+		if reason := th.check(tool, bash("rm ~/.config/runaway/config.json")); reason != "" {
+			t.Errorf("%s: %q", tool, reason)
 		}
 	}
 }
@@ -499,10 +500,10 @@ func BenchmarkTamperWire(b *testing.B) {
 	}
 	for _, c := range calls {
 		raw, _ := json.Marshal(c.input)
-		in := &Input{ToolName: c.tool, ToolInput: raw, Cwd: th.proj}
+		call := Call{Tool: c.tool, Input: raw, Cwd: th.proj}
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				th.hook.tamperWire(in)
+				Check(th.g, call)
 			}
 		})
 	}

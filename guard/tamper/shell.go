@@ -1,4 +1,4 @@
-package guard
+package tamper
 
 import (
 	"strings"
@@ -618,18 +618,6 @@ func (ex *expander) lookup(name string) (string, bool) {
 		return "", false
 	}
 	return v, true
-}
-
-// envDefaults are the defaults, relative to HOME, of the variables that
-// name runaway's and the agents' folders.
-var envDefaults = map[string]string{
-	"XDG_CONFIG_HOME":   ".config",
-	"XDG_STATE_HOME":    ".local/state",
-	"XDG_DATA_HOME":     ".local/share",
-	"XDG_CACHE_HOME":    ".cache",
-	"XDG_BIN_HOME":      ".local/bin",
-	"CLAUDE_CONFIG_DIR": ".claude",
-	"CODEX_HOME":        ".codex",
 }
 
 // assignment splits NAME=value; ok is false for any other word.

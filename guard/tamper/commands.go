@@ -1,15 +1,10 @@
-package guard
+package tamper
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/tailscale/hujson"
-
-	"github.com/runaway-guard/runaway/configs"
 )
 
 // What the tamper wire knows about shell commands: which of their arguments
@@ -33,12 +28,12 @@ const (
 )
 
 // shell checks a command line.
-func (t *tamperCheck) shell(src, cwd string, depth int) *finding {
+func (t *checker) shell(src, cwd string, depth int) *finding {
 	return t.shellWith(src, &shellState{cwd: cwd, depth: depth,
 		ex: &expander{getenv: t.getenv, vars: map[string]string{}, home: t.homeDir()}})
 }
 
-func (t *tamperCheck) shellWith(src string, st *shellState) *finding {
+func (t *checker) shellWith(src string, st *shellState) *finding {
 	if st.depth > maxShellDepth {
 		return nil
 	}
@@ -60,7 +55,7 @@ func (t *tamperCheck) shellWith(src string, st *shellState) *finding {
 
 // nested checks a script run from this one (bash -c, eval, $(…), heredocs),
 // with the variables known so far.
-func (t *tamperCheck) nested(st *shellState, src string) *finding {
+func (t *checker) nested(st *shellState, src string) *finding {
 	inner := &shellState{cwd: st.cwd, depth: st.depth + 1, ex: st.ex}
 	return t.shellWith(src, inner)
 }
@@ -71,7 +66,7 @@ type arg = expanded
 func (a arg) known() bool { return !strings.Contains(a.text, unknownPart) }
 
 // command checks command idx of a pipeline.
-func (t *tamperCheck) command(st *shellState, pl pipeline, idx int) *finding {
+func (t *checker) command(st *shellState, pl pipeline, idx int) *finding {
 	c := pl[idx]
 	for _, r := range c.redirs {
 		if r.writes() {
@@ -179,10 +174,6 @@ func (t *tamperCheck) command(st *shellState, pl pipeline, idx int) *finding {
 		return t.find(st, rest)
 	case "runaway", "runaway.exe":
 		return runawayCommand(rest)
-	case "claude":
-		return t.claudeCmd(st, rest)
-	case "codex":
-		return codexCmd(rest)
 	case "npx", "bunx", "pnpx":
 		return t.npx(st, rest)
 	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish":
@@ -199,6 +190,9 @@ func (t *tamperCheck) command(st *shellState, pl pipeline, idx int) *finding {
 		}
 	case "python", "node", "nodejs", "deno", "bun", "php", "lua", "osascript", "Rscript":
 		return t.interpreter(st, pl, idx, rest, "cerp")
+	}
+	if f, ok := t.agentCommand(st, name, rest); ok {
+		return f
 	}
 	return nil
 }
@@ -218,7 +212,7 @@ func extracts(args []arg) bool {
 
 // likeliestWord is the first word that is or lies in a protected path, or
 // else the first word.
-func (t *tamperCheck) likeliestWord(st *shellState, words []arg) string {
+func (t *checker) likeliestWord(st *shellState, words []arg) string {
 	for _, w := range words {
 		if p := abs(w.text, st.cwd); w.known() && p != "" && t.classify(p) != notProtected {
 			return w.text
@@ -362,7 +356,7 @@ func pipeWords(st *shellState, pl pipeline, idx int) []arg {
 }
 
 // paths checks each path argument.
-func (t *tamperCheck) paths(st *shellState, args []arg, op pathOp, ancestors bool) *finding {
+func (t *checker) paths(st *shellState, args []arg, op pathOp, ancestors bool) *finding {
 	for _, a := range args {
 		if f := t.pathArg(st, a, op, ancestors); f != nil {
 			return f
@@ -374,7 +368,7 @@ func (t *tamperCheck) paths(st *shellState, args []arg, op pathOp, ancestors boo
 // copyLike checks cp, mv, install, ln, rsync: the destination is written
 // (or, when it is a folder, dest/<name of each source>); mv also removes its
 // sources.
-func (t *tamperCheck) copyLike(st *shellState, name string, args []arg, values string, viaXargs bool) *finding {
+func (t *checker) copyLike(st *shellState, name string, args []arg, values string, viaXargs bool) *finding {
 	var dest *arg
 	if v := optionValues(args, "-t", "--target-directory"); len(v) > 0 {
 		dest = &v[0]
@@ -419,7 +413,7 @@ func (t *tamperCheck) copyLike(st *shellState, name string, args []arg, values s
 // pathArg checks one path a command writes (opWrite) or removes, moves or
 // locks (opDeep: a folder that holds a protected file counts too, when
 // ancestors is set).
-func (t *tamperCheck) pathArg(st *shellState, a arg, op pathOp, ancestors bool) *finding {
+func (t *checker) pathArg(st *shellState, a arg, op pathOp, ancestors bool) *finding {
 	text := a.text
 	if text == "" {
 		return nil
@@ -471,7 +465,7 @@ const maxGlob = 256
 
 // globArg checks a pattern: against the protected paths (and, for removals,
 // their folders) as a pattern, and against the files it matches now.
-func (t *tamperCheck) globArg(pattern string, op pathOp, ancestors bool) *finding {
+func (t *checker) globArg(pattern string, op pathOp, ancestors bool) *finding {
 	t.resolve()
 	for _, pp := range t.protected {
 		for q := pp.path; ; q = filepath.Dir(q) {
@@ -507,25 +501,6 @@ func (t *tamperCheck) globArg(pattern string, op pathOp, ancestors bool) *findin
 	return nil
 }
 
-// noun names a protected file for people.
-func (k fileKind) noun() string {
-	switch k {
-	case ownConfig:
-		return "runaway's own config"
-	case ownState:
-		return "runaway's state"
-	case ownBinary:
-		return "runaway's program"
-	case claudeSettings:
-		return "a Claude Code settings file, where its hooks live"
-	case codexHooks:
-		return "Codex's hooks file"
-	case codexConfig:
-		return "Codex's config, where its hooks are switched on and trusted"
-	}
-	return "a protected file"
-}
-
 // action says what a command does to a protected file.
 func (k fileKind) action(op pathOp) string {
 	if op == opDeep {
@@ -558,7 +533,7 @@ func runawayCommand(args []arg) *finding {
 
 // goCmd: `go run <runaway's main package> allow|remove|setup`, and go build
 // or install -o onto a protected path.
-func (t *tamperCheck) goCmd(st *shellState, args []arg) *finding {
+func (t *checker) goCmd(st *shellState, args []arg) *finding {
 	if len(args) == 0 {
 		return nil
 	}
@@ -595,86 +570,19 @@ var goValueFlags = map[string]bool{
 	"installsuffix": true, "covermode": true, "coverpkg": true,
 }
 
-// claudeCmd: `claude --settings '{"disableAllHooks":true}'` (or a file
-// that says so) starts Claude Code with every hook off.
-func (t *tamperCheck) claudeCmd(st *shellState, args []arg) *finding {
-	for _, v := range optionValues(args, "--settings") {
-		if !v.known() {
-			continue
-		}
-		text := strings.TrimSpace(v.text)
-		if !strings.HasPrefix(text, "{") {
-			p := abs(text, st.cwd)
-			if p == "" {
-				continue
-			}
-			s, err := readSmall(p)
-			if err != nil {
-				continue
-			}
-			text = s
-		}
-		if disablesAllHooks(text) {
-			return &finding{action: "start Claude Code with disableAllHooks", why: "which switches runaway's hook off"}
-		}
-	}
-	return nil
-}
-
-// disablesAllHooks reports a settings text with "disableAllHooks": true.
-func disablesAllHooks(text string) bool {
-	var m map[string]any
-	// Past configs.MaxNesting the JSONC parser's stack would overflow.
-	if configs.TooDeep([]byte(text)) < 0 {
-		if b, err := hujson.Standardize([]byte(text)); err == nil && json.Unmarshal(b, &m) == nil {
-			return m["disableAllHooks"] == true
-		}
-	}
-	// Not JSON: judge the words.
-	s := strings.Join(strings.Fields(text), "")
-	return strings.Contains(s, `"disableAllHooks":true`)
-}
-
-// codexCmd: `codex -c features.hooks=false`, `--disable hooks`, or a
-// `-c hooks.state…` override that turns a hook off.
-func codexCmd(args []arg) *finding {
-	for _, v := range optionValues(args, "-c", "--config") {
-		kv := strings.Join(strings.Fields(v.text), "")
-		key, val, _ := strings.Cut(kv, "=")
-		switch {
-		case (key == "features.hooks" || key == "features.codex_hooks") && strings.Trim(val, `"'`) == "false",
-			key == "features" && (strings.Contains(val, "hooks=false") || strings.Contains(val, "hooks=\"false\"")),
-			strings.HasPrefix(key, "hooks.state") && strings.Contains(kv, "false"):
-			return &finding{action: "start Codex with its hooks switched off (" + key + ")", why: "which switches runaway's hook off"}
-		}
-	}
-	for i, a := range args {
-		v := ""
-		if a.text == "--disable" && i+1 < len(args) {
-			v = args[i+1].text
-		} else if s, ok := strings.CutPrefix(a.text, "--disable="); ok {
-			v = s
-		}
-		if v == "hooks" || v == "codex_hooks" {
-			return &finding{action: "start Codex with its hooks switched off (--disable " + v + ")", why: "which switches runaway's hook off"}
-		}
-	}
-	return nil
-}
-
 // npx: `npx @anthropic-ai/claude-code …`, `npx @openai/codex …`.
-func (t *tamperCheck) npx(st *shellState, args []arg) *finding {
+func (t *checker) npx(st *shellState, args []arg) *finding {
 	ops := operands(args, "p")
 	if len(ops) == 0 {
 		return nil
 	}
 	pkg, _, _ := strings.Cut(strings.TrimPrefix(ops[0].text, "@"), "@")
 	rest := args[len(args)-len(ops)+1:]
+	if agent := agentPackage(pkg); agent != "" {
+		f, _ := t.agentCommand(st, agent, rest)
+		return f
+	}
 	switch {
-	case strings.HasSuffix(pkg, "claude-code"):
-		return t.claudeCmd(st, rest)
-	case pkg == "openai/codex" || pkg == "codex":
-		return codexCmd(rest)
 	case pkg == "runaway" || strings.HasSuffix(pkg, "/runaway"):
 		return runawayCommand(rest)
 	}
@@ -683,7 +591,7 @@ func (t *tamperCheck) npx(st *shellState, args []arg) *finding {
 
 // subShell: sh -c SCRIPT, a heredoc or here-string fed to a shell, or a
 // pipeline into one (`echo … | sh`).
-func (t *tamperCheck) subShell(st *shellState, pl pipeline, idx int, args []arg) *finding {
+func (t *checker) subShell(st *shellState, pl pipeline, idx int, args []arg) *finding {
 	for i, a := range args {
 		if strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.Contains(a.text, "c") {
 			for _, s := range args[i+1:] {
@@ -713,7 +621,7 @@ func (t *tamperCheck) subShell(st *shellState, pl pipeline, idx int, args []arg)
 // interpreter: python -c, perl -e, node -e … and scripts fed on stdin. The
 // code is not run or parsed: it is denied when it both names a protected
 // path and does something that writes.
-func (t *tamperCheck) interpreter(st *shellState, pl pipeline, idx int, args []arg, codeFlags string) *finding {
+func (t *checker) interpreter(st *shellState, pl pipeline, idx int, args []arg, codeFlags string) *finding {
 	var code []string
 	for i, a := range args {
 		s := a.text
@@ -752,7 +660,7 @@ var writeHints = []string{
 }
 
 // code judges a snippet of script code.
-func (t *tamperCheck) code(src string) *finding {
+func (t *checker) code(src string) *finding {
 	t.resolve()
 	for _, n := range t.needles {
 		if !strings.Contains(src, n) {
@@ -771,7 +679,7 @@ func (t *tamperCheck) code(src string) *finding {
 
 // find: -delete, or -exec of a command that removes or writes, on a start
 // folder that is or holds a protected path.
-func (t *tamperCheck) find(st *shellState, args []arg) *finding {
+func (t *checker) find(st *shellState, args []arg) *finding {
 	var starts []arg
 	i := 0
 	for i < len(args) && !strings.HasPrefix(args[i].text, "-") && args[i].text != "(" && args[i].text != "!" {

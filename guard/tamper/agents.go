@@ -1,0 +1,191 @@
+package tamper
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/runaway-guard/runaway/configs"
+)
+
+// What the wire knows about each agent: the files that hold runaway's
+// entry or switch the agent's hooks off, the variables that move them, and
+// how the agent can be started from a tool call without its hooks. A new
+// agent adds its kinds, a row in settingsFiles, its variables in
+// envDefaults, its nouns, how a change to its files is judged
+// (settingsChange) and its command in agentCommand.
+
+// fileKind is what a protected path is to runaway.
+type fileKind uint8
+
+const (
+	notProtected fileKind = iota
+	ownConfig             // $XDG_CONFIG_HOME/runaway and anything in it
+	ownState              // $XDG_STATE_HOME/runaway and anything in it
+	ownBinary             // $XDG_BIN_HOME/runaway, the running program
+	// The agents' settings files (see settingsFiles).
+	claudeSettings // $CLAUDE_CONFIG_DIR/settings.json, any .claude/settings{,.local}.json
+	codexHooks     // $CODEX_HOME/hooks.json
+	codexConfig    // $CODEX_HOME/config.toml
+)
+
+func (k fileKind) owned() bool { return k == ownConfig || k == ownState || k == ownBinary }
+
+// settingsFiles are the agents' files that hold runaway's entry or switch
+// their hooks off, each in the folder a variable names (by default under
+// HOME, see envDefaults).
+var settingsFiles = []struct {
+	kind   fileKind
+	dirEnv string // the variable naming its folder
+	name   string // its name in that folder
+}{
+	{claudeSettings, "CLAUDE_CONFIG_DIR", "settings.json"},
+	{codexHooks, "CODEX_HOME", "hooks.json"},
+	{codexConfig, "CODEX_HOME", "config.toml"},
+}
+
+// settingsPath is where the file of kind is ("" when HOME is unknown).
+func (t *checker) settingsPath(kind fileKind) string {
+	for _, f := range settingsFiles {
+		if f.kind == kind {
+			if d := t.envDir(f.dirEnv); d != "" {
+				return filepath.Join(d, f.name)
+			}
+		}
+	}
+	return ""
+}
+
+// envDefaults are the defaults, relative to HOME, of the variables that
+// name runaway's and the agents' folders.
+var envDefaults = map[string]string{
+	"XDG_CONFIG_HOME":   ".config",
+	"XDG_STATE_HOME":    ".local/state",
+	"XDG_DATA_HOME":     ".local/share",
+	"XDG_CACHE_HOME":    ".cache",
+	"XDG_BIN_HOME":      ".local/bin",
+	"CLAUDE_CONFIG_DIR": ".claude",
+	"CODEX_HOME":        ".codex",
+}
+
+// noun names a protected file for people.
+func (k fileKind) noun() string {
+	switch k {
+	case ownConfig:
+		return "runaway's own config"
+	case ownState:
+		return "runaway's state"
+	case ownBinary:
+		return "runaway's program"
+	case claudeSettings:
+		return "a Claude Code settings file, where its hooks live"
+	case codexHooks:
+		return "Codex's hooks file"
+	case codexConfig:
+		return "Codex's config, where its hooks are switched on and trusted"
+	}
+	return "a protected file"
+}
+
+// guardEnv reports a variable that, set in a settings file's env (which
+// Claude Code passes to its hooks), changes runaway's limits or where it
+// keeps its files, or skips hooks.
+func guardEnv(name string) bool {
+	switch name {
+	case "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_BIN_HOME", "CLAUDE_CODE_SIMPLE":
+		return true
+	}
+	return strings.HasPrefix(name, "RUNAWAY_")
+}
+
+// agentCommand checks an agent started from a tool call (name is the
+// program's base name): the ways to start it without runaway's hook.
+func (t *checker) agentCommand(st *shellState, name string, args []arg) (*finding, bool) {
+	switch name {
+	case "claude":
+		return t.claudeCmd(st, args), true
+	case "codex":
+		return codexCmd(args), true
+	}
+	return nil, false
+}
+
+// agentPackage maps an npm package (npx, bunx) to its agent's program name.
+func agentPackage(pkg string) string {
+	switch {
+	case strings.HasSuffix(pkg, "claude-code"):
+		return "claude"
+	case pkg == "openai/codex" || pkg == "codex":
+		return "codex"
+	}
+	return ""
+}
+
+// claudeCmd: `claude --settings '{"disableAllHooks":true}'` (or a file
+// that says so) starts Claude Code with every hook off.
+func (t *checker) claudeCmd(st *shellState, args []arg) *finding {
+	for _, v := range optionValues(args, "--settings") {
+		if !v.known() {
+			continue
+		}
+		text := strings.TrimSpace(v.text)
+		if !strings.HasPrefix(text, "{") {
+			p := abs(text, st.cwd)
+			if p == "" {
+				continue
+			}
+			s, err := readSmall(p)
+			if err != nil {
+				continue
+			}
+			text = s
+		}
+		if disablesAllHooks(text) {
+			return &finding{action: "start Claude Code with disableAllHooks", why: "which switches runaway's hook off"}
+		}
+	}
+	return nil
+}
+
+// disablesAllHooks reports a settings text with "disableAllHooks": true.
+func disablesAllHooks(text string) bool {
+	var m map[string]any
+	// Past configs.MaxNesting the JSONC parser's stack would overflow.
+	if configs.TooDeep([]byte(text)) < 0 {
+		if b, err := hujson.Standardize([]byte(text)); err == nil && json.Unmarshal(b, &m) == nil {
+			return m["disableAllHooks"] == true
+		}
+	}
+	// Not JSON: judge the words.
+	s := strings.Join(strings.Fields(text), "")
+	return strings.Contains(s, `"disableAllHooks":true`)
+}
+
+// codexCmd: `codex -c features.hooks=false`, `--disable hooks`, or a
+// `-c hooks.state…` override that turns a hook off.
+func codexCmd(args []arg) *finding {
+	for _, v := range optionValues(args, "-c", "--config") {
+		kv := strings.Join(strings.Fields(v.text), "")
+		key, val, _ := strings.Cut(kv, "=")
+		switch {
+		case (key == "features.hooks" || key == "features.codex_hooks") && strings.Trim(val, `"'`) == "false",
+			key == "features" && (strings.Contains(val, "hooks=false") || strings.Contains(val, "hooks=\"false\"")),
+			strings.HasPrefix(key, "hooks.state") && strings.Contains(kv, "false"):
+			return &finding{action: "start Codex with its hooks switched off (" + key + ")", why: "which switches runaway's hook off"}
+		}
+	}
+	for i, a := range args {
+		v := ""
+		if a.text == "--disable" && i+1 < len(args) {
+			v = args[i+1].text
+		} else if s, ok := strings.CutPrefix(a.text, "--disable="); ok {
+			v = s
+		}
+		if v == "hooks" || v == "codex_hooks" {
+			return &finding{action: "start Codex with its hooks switched off (--disable " + v + ")", why: "which switches runaway's hook off"}
+		}
+	}
+	return nil
+}
