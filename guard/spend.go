@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,9 +40,11 @@ type Spend struct {
 	// Day is the local day DayUSD was spent in, for the daily cap.
 	Day    string  `json:"day,omitempty"`
 	DayUSD float64 `json:"day_usd,omitempty"`
-	// Misses counts hook runs in a row that did not find their call in the
-	// transcript (see readTranscripts).
-	Misses int `json:"misses,omitempty"`
+	// Misses counts hook runs in a row that waited in vain for their call
+	// to reach the transcript; SeenCalls are the latest call ids the
+	// transcripts showed, as callKey (see readTranscripts).
+	Misses    int      `json:"misses,omitempty"`
+	SeenCalls []uint32 `json:"seen_calls,omitempty"`
 }
 
 // Prompt is the spend of the current prompt (Claude Code's prompt_id,
@@ -135,8 +138,11 @@ func (s *Session) chooseTranscript(path string) string {
 // response that made it before they run the hook, but not always to disk
 // in time (a Claude Code subagent's file can lag under load): while the call
 // is not in the transcript yet, the read is tried again for a moment, so the
-// spend includes the response that made the call. A session whose
-// transcripts never show the calls stops waiting after a few misses.
+// spend includes the response that made the call. A call an earlier hook
+// already read (the other calls of a response that asked for several, whose
+// hooks run at once; a second entry or a retry of the same call) counts as
+// found: nothing it waits for is still to come. A session whose transcripts
+// never show the calls stops waiting after a few misses, until a call shows.
 func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID string, p Pricer) (more bool, err error) {
 	path = s.chooseTranscript(path)
 	if path == "" {
@@ -145,14 +151,16 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID s
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	seen := callID == "" || s.Spend.Misses >= maxMisses
+	found := callID != "" && s.Spend.sawCall(callID)
 	sink := transcripts.Sink{
 		Response:   func(r transcripts.Response) { s.addResponse(r, p) },
 		ToolResult: s.addResult,
+		ToolCall: func(tc transcripts.ToolCall) {
+			s.Spend.noteCall(tc.ID)
+			found = found || (callID != "" && tc.ID == callID)
+		},
 	}
-	if !seen {
-		sink.ToolCall = func(tc transcripts.ToolCall) { seen = seen || tc.ID == callID }
-	}
+	wait := callID != "" && !found && s.Spend.Misses < maxMisses
 	read := transcripts.ReadClaude
 	if h == Codex {
 		read = transcripts.ReadCodex
@@ -160,7 +168,7 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID s
 	deadline := time.Now().Add(lagWait)
 	for {
 		more, err = read(ctx, path, &s.Spend.Pos, sink)
-		if err != nil || more || seen {
+		if err != nil || more || found || !wait {
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
@@ -172,19 +180,52 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID s
 		case <-time.After(lagPoll):
 		}
 	}
-	if seen && callID != "" && err == nil && !more {
+	if found {
 		s.Spend.Misses = 0
 	}
 	return more, err
 }
 
 // How long the hook waits for the call's response to reach the transcript,
-// how often it looks, and after how many vain waits a session stops waiting.
+// how often it looks, and after how many vain waits in a row a session stops
+// waiting (until a call shows in its transcripts again).
 const (
 	lagWait   = 300 * time.Millisecond
 	lagPoll   = 10 * time.Millisecond
 	maxMisses = 3
 )
+
+// seenCallsMax bounds the remembered call ids: more than the calls of one
+// response, or of the responses of parallel subagents whose hooks are
+// still to run.
+const seenCallsMax = 64
+
+// callKey is a short, stable stand-in for a call id in the state file.
+func callKey(id string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return h.Sum32()
+}
+
+// sawCall reports whether a read already found the call id.
+func (sp *Spend) sawCall(id string) bool {
+	return slices.Contains(sp.SeenCalls, callKey(id))
+}
+
+// noteCall remembers a call id a read found.
+func (sp *Spend) noteCall(id string) {
+	if id == "" {
+		return
+	}
+	k := callKey(id)
+	if slices.Contains(sp.SeenCalls, k) {
+		return
+	}
+	sp.SeenCalls = append(sp.SeenCalls, k)
+	if n := len(sp.SeenCalls) - seenCallsMax; n > 0 {
+		sp.SeenCalls = slices.Delete(sp.SeenCalls, 0, n)
+	}
+}
 
 // spendWire checks the session, prompt and daily caps. daily is the spend
 // of all sessions today (negative when there is no daily cap).

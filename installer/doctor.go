@@ -487,7 +487,7 @@ func (d *doctor) checkClaudeSwitch(user *configs.Doc) {
 }
 
 // sampleInput is a PreToolUse call as each agent sends it, for the live
-// test: it reads no transcript and leaves a session only in a temp folder.
+// test: it leaves a session only in a temp folder.
 func sampleInput(harness, transcript string) string {
 	t, _ := json.Marshal(transcript)
 	if harness == "codex" {
@@ -496,6 +496,18 @@ func sampleInput(harness, transcript string) string {
 	}
 	return `{"session_id":"doctor-live-test","prompt_id":"doctor-prompt","transcript_path":` + string(t) +
 		`,"cwd":"/","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"true","description":"doctor's live test"},"tool_use_id":"toolu_doctor"}`
+}
+
+// sampleTranscript is the transcript of sampleInput's call, as the agent
+// writes it before it runs the hook: the response that asked for the call,
+// with no usage. With the call in it, the hook has nothing to wait for, and
+// the time the live test shows is the time an agent's call takes.
+func sampleTranscript(harness string) string {
+	if harness == "codex" {
+		return `{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"doctor-live-test","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}}` + "\n" +
+			`{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"true\"]}","call_id":"call_doctor"}}` + "\n"
+	}
+	return `{"type":"assistant","sessionId":"doctor-live-test","timestamp":"2026-01-01T00:00:00.000Z","message":{"id":"msg_doctor","role":"assistant","model":"claude-sonnet-4-6","content":[{"type":"tool_use","id":"toolu_doctor","name":"Bash","input":{"command":"true"}}]}}` + "\n"
 }
 
 // liveTest runs the entry's command as the agent would: through the
@@ -509,7 +521,7 @@ func (d *doctor) liveTest(h Harness, prefix string, e configs.Entry) {
 	}
 	defer os.RemoveAll(tmp)
 	transcript := filepath.Join(tmp, "transcript.jsonl")
-	if err := os.WriteFile(transcript, nil, 0o600); err != nil {
+	if err := os.WriteFile(transcript, []byte(sampleTranscript(h.ID)), 0o600); err != nil {
 		d.add(StatusFail, check, "%v", err)
 		return
 	}
