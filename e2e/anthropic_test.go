@@ -47,6 +47,9 @@ type claudeTurn struct {
 	Input any    // the tool's input
 	Text  string // a text block before the tool call, or the final message
 	Usage claudeUsage
+	// Also are more tool calls in the same response (Tool and Input of
+	// each), as models ask for several calls at once.
+	Also []claudeTurn
 }
 
 // bash is a scripted Bash call.
@@ -157,6 +160,9 @@ func (s *anthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 	if turn.Tool != "" {
 		stop = "tool_use"
 		blocks = append(blocks, map[string]any{"type": "tool_use", "id": toolID, "name": turn.Tool, "input": turn.Input})
+		for i, also := range turn.Also {
+			blocks = append(blocks, map[string]any{"type": "tool_use", "id": fmt.Sprintf("%s_%d", toolID, i+1), "name": also.Tool, "input": also.Input})
+		}
 	}
 	usage := turn.Usage.json()
 	if !req.Stream {

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -156,3 +158,61 @@ func closeTo(got, want float64) bool {
 
 // allowCommand finds the `runaway allow …` command a stop message names.
 var allowCommand = regexp.MustCompile("runaway allow[^`'\"\\n]*")
+
+// One response asks for 6 calls at once (Read calls, which Claude Code runs
+// in parallel, hooks included) and is over the cap by itself: each of the 6
+// hooks must answer, so every call is stopped. The hook command is wrapped
+// to time each whole hook process as Claude Code ran it.
+func TestSpendWireStopsEveryCallOfOneResponse(t *testing.T) {
+	requireWire(t, "spend")
+	claudeAgent.require(t)
+	t.Parallel()
+	const calls = 6
+	s := newSandbox(t)
+	turn := claudeTurn{Usage: claudeUsage{Input: 1_000_000}} // $3.00 of claude-sonnet-4-6
+	for i := range calls {
+		c := claudeTurn{Tool: "Read", Input: map[string]any{"file_path": filepath.Join(s.proj, fmt.Sprintf("f%d.txt", i))}}
+		s.writeFile(c.Input.(map[string]any)["file_path"].(string), "file\n")
+		if i == 0 {
+			turn.Tool, turn.Input = c.Tool, c.Input
+		} else {
+			turn.Also = append(turn.Also, c)
+		}
+	}
+	srv := newAnthropicServer(t, claudeScript{Main: []claudeTurn{turn}})
+	s.installRunaway()
+	s.writeFile(filepath.Join(s.configDir, "config.json"), "{\"session_cap_usd\": 1}\n")
+	times := filepath.Join(s.root, "hook-times")
+	wrapper := filepath.Join(s.root, "timed-runaway")
+	bin := filepath.Join(s.binHome, "runaway")
+	s.writeFile(wrapper, "#!/bin/bash\ns=$(date +%s%N); \""+bin+"\" \"$@\"; e=$(date +%s%N); echo \"$s $e\" >> \""+times+"\"\n")
+	if err := os.Chmod(wrapper, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s.writeFile(s.claudeSettings(), strings.ReplaceAll(s.readFile(s.claudeSettings()), bin, wrapper))
+
+	r := s.runClaude(srv, "read them", claudeOpts{Model: "claude-sonnet-4-6"})
+	var first int64
+	var spans [][2]int64
+	for _, l := range nonEmptyLines(s.readFile(times)) {
+		var a, b int64
+		fmt.Sscan(l, &a, &b)
+		spans = append(spans, [2]int64{a, b})
+		if first == 0 || a < first {
+			first = a
+		}
+	}
+	for i, sp := range spans {
+		t.Logf("hook %d: started at +%dms, took %dms", i+1, (sp[0]-first)/1e6, (sp[1]-sp[0])/1e6)
+	}
+	if len(spans) != calls {
+		t.Errorf("Claude Code ran %d hooks, want %d", len(spans), calls)
+	}
+	if got := len(r.Result.PermissionDenials); got != calls {
+		t.Errorf("%d of the response's %d calls were stopped, want all", got, calls)
+	}
+	checkDecisions(t, s, "claude", r.Result.SessionID, "spend", "stop", calls)
+	if log := s.errorsLog(); log != "" {
+		t.Errorf("errors.log:\n%s", log)
+	}
+}
