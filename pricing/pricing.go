@@ -21,9 +21,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // Usage is one response's token use. Its fields match transcripts.Usage one
@@ -88,6 +88,15 @@ type Price struct {
 type Table struct {
 	models []Price
 	byID   map[string]int // normalised id or alias → index in models
+	// last is the most recent lookup: a session names one or two models,
+	// and a replay prices tens of thousands of responses.
+	last atomic.Pointer[lookup]
+}
+
+type lookup struct {
+	model     string
+	price     *Price
+	estimated bool
 }
 
 // The table's source is prices.json; table.go holds it compiled in, so that
@@ -193,20 +202,33 @@ type Cost struct {
 
 // Cost prices usage u of model.
 func (t *Table) Cost(model string, u Usage) Cost {
-	p, estimated := t.Lookup(model)
+	p, estimated := t.lookup(model)
 	return Cost{USD: p.cost(u), PricedAs: p.ID, Estimated: estimated}
 }
 
 // Lookup returns the price used for model and whether it is an estimate.
 func (t *Table) Lookup(model string) (Price, bool) {
-	id := Normalize(model)
-	if i, ok := t.byID[id]; ok {
-		return t.models[i], false
-	}
-	return t.fallback(id), true
+	p, est := t.lookup(model)
+	return *p, est
 }
 
-func (t *Table) fallback(id string) Price {
+func (t *Table) lookup(model string) (*Price, bool) {
+	if l := t.last.Load(); l != nil && l.model == model {
+		return l.price, l.estimated
+	}
+	l := &lookup{model: model}
+	id := Normalize(model)
+	if i, ok := t.byID[id]; ok {
+		l.price = &t.models[i]
+	} else {
+		l.price, l.estimated = &t.models[t.fallback(id)], true
+	}
+	t.last.Store(l)
+	return l.price, l.estimated
+}
+
+// fallback is the index of the price used for an id not in the table.
+func (t *Table) fallback(id string) int {
 	fam, prov := familyOf(id), providerOf(id)
 	best := -1
 	for _, try := range []string{fam, baseFamily(fam)} {
@@ -216,7 +238,7 @@ func (t *Table) fallback(id string) Price {
 			}
 		}
 		if best >= 0 {
-			return t.models[best]
+			return best
 		}
 	}
 	for i, p := range t.models {
@@ -224,7 +246,7 @@ func (t *Table) fallback(id string) Price {
 			best = i
 		}
 	}
-	return t.models[best]
+	return best
 }
 
 func newer(a, b Price) bool {
@@ -270,14 +292,10 @@ func (p Price) cost(u Usage) float64 {
 	return usd + float64(u.WebSearch)*p.WebSearch
 }
 
-var (
-	dateSuffix   = regexp.MustCompile(`(?:[-@]\d{8}|-\d{4}-\d{2}-\d{2})$`)
-	bedrockVer   = regexp.MustCompile(`-v\d+(?::\d+)?$`)
-	claudeDotVer = regexp.MustCompile(`(claude-[a-z]+-\d)\.(\d)`)
-	legacyClaude = regexp.MustCompile(`^claude-(\d)(?:-(\d))?-(opus|sonnet|haiku)`)
-	claudeFamily = regexp.MustCompile(`^claude-(opus|sonnet|haiku|fable|mythos)`)
-	gptFamily    = regexp.MustCompile(`^gpt-(\d+)(?:\.\d+)?((?:-[a-z]+)*)$`)
-)
+// The model-id rules below are written out by hand rather than as regular
+// expressions: the hook links this package, and Go compiles a package's
+// regexps at every process start (pricing_test.go checks them against the
+// regexps they replace).
 
 // Normalize turns a model id as an agent writes it into the table's form:
 // lower case, without [1m]-style suffixes, provider prefixes
@@ -294,15 +312,88 @@ func Normalize(model string) string {
 	if i := strings.LastIndex(m, "anthropic."); i >= 0 {
 		m = m[i+len("anthropic."):]
 	}
-	m = bedrockVer.ReplaceAllString(m, "")
-	m = dateSuffix.ReplaceAllString(m, "")
+	m = trimBedrockVersion(m)
+	m = trimDate(m)
 	for _, s := range []string{"-latest", "-fast"} {
 		if strings.HasSuffix(m, s) && m != "codex-mini-latest" {
 			m = strings.TrimSuffix(m, s)
 		}
 	}
-	m = claudeDotVer.ReplaceAllString(m, "$1-$2")
+	return claudeDotVersion(m)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+
+// digits is the length of the run of digits at the start of s.
+func digits(s string) int {
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
+		n++
+	}
+	return n
+}
+
+// allDigits reports whether s is n digits.
+func allDigits(s string, n int) bool { return len(s) == n && digits(s) == n }
+
+// trimBedrockVersion drops a trailing -v<n> or -v<n>:<n> (Bedrock's -v1:0).
+func trimBedrockVersion(m string) string {
+	i := strings.LastIndex(m, "-v")
+	if i < 0 {
+		return m
+	}
+	rest := m[i+2:]
+	n := digits(rest)
+	if n == 0 {
+		return m
+	}
+	if rest = rest[n:]; rest != "" && (rest[0] != ':' || !allDigits(rest[1:], len(rest)-1) || len(rest) == 1) {
+		return m
+	}
+	return m[:i]
+}
+
+// trimDate drops a trailing -YYYYMMDD, @YYYYMMDD or -YYYY-MM-DD.
+func trimDate(m string) string {
+	if n := len(m); n >= 9 && (m[n-9] == '-' || m[n-9] == '@') && allDigits(m[n-8:], 8) {
+		return m[:n-9]
+	}
+	if n := len(m); n >= 11 && m[n-11] == '-' && allDigits(m[n-10:n-6], 4) && m[n-6] == '-' &&
+		allDigits(m[n-5:n-3], 2) && m[n-3] == '-' && allDigits(m[n-2:], 2) {
+		return m[:n-11]
+	}
 	return m
+}
+
+// claudeDotVersion writes claude-<name>-<d>.<d> as claude-<name>-<d>-<d>,
+// wherever it occurs.
+func claudeDotVersion(m string) string {
+	var b []byte
+	for i := 0; i+len("claude-") <= len(m); {
+		j := strings.Index(m[i:], "claude-")
+		if j < 0 {
+			break
+		}
+		i += j
+		k := i + len("claude-")
+		for k < len(m) && isLower(m[k]) {
+			k++
+		}
+		if k > i+len("claude-") && k+3 < len(m) && m[k] == '-' && isDigit(m[k+1]) && m[k+2] == '.' && isDigit(m[k+3]) {
+			if b == nil {
+				b = []byte(m)
+			}
+			b[k+2] = '-'
+			i = k + 4
+			continue
+		}
+		i++
+	}
+	if b == nil {
+		return m
+	}
+	return string(b)
 }
 
 func providerOf(id string) string {
@@ -312,17 +403,58 @@ func providerOf(id string) string {
 	return "openai"
 }
 
+// familyOf is a model id's family: opus, sonnet, haiku, … for Claude
+// (claude-3-5-sonnet and claude-sonnet-4 alike), gpt-<major>[-variant] for
+// OpenAI (gpt-5.1-codex-mini → gpt-5-codex-mini); "" when it has none.
 func familyOf(id string) string {
-	if m := legacyClaude.FindStringSubmatch(id); m != nil {
-		return m[3]
+	if rest, ok := strings.CutPrefix(id, "claude-"); ok {
+		// The older naming: claude-<d>[-<d>]-<family>.
+		if n := digits(rest); n == 1 {
+			r := rest[1:]
+			if len(r) >= 2 && r[0] == '-' && digits(r[1:]) == 1 {
+				r = r[2:]
+			}
+			if r, ok := strings.CutPrefix(r, "-"); ok {
+				for _, f := range []string{"opus", "sonnet", "haiku"} {
+					if strings.HasPrefix(r, f) {
+						return f
+					}
+				}
+			}
+		}
+		for _, f := range []string{"opus", "sonnet", "haiku", "fable", "mythos"} {
+			if strings.HasPrefix(rest, f) {
+				return f
+			}
+		}
+		return ""
 	}
-	if m := claudeFamily.FindStringSubmatch(id); m != nil {
-		return m[1]
+	rest, ok := strings.CutPrefix(id, "gpt-")
+	n := digits(rest)
+	if !ok || n == 0 {
+		return ""
 	}
-	if m := gptFamily.FindStringSubmatch(id); m != nil {
-		return "gpt-" + m[1] + m[2]
+	major, rest := rest[:n], rest[n:]
+	if r, ok := strings.CutPrefix(rest, "."); ok {
+		if d := digits(r); d > 0 {
+			rest = r[d:]
+		}
 	}
-	return ""
+	// The variant: any number of -<letters>, and nothing else.
+	for r := rest; r != ""; {
+		if r[0] != '-' {
+			return ""
+		}
+		k := 1
+		for k < len(r) && isLower(r[k]) {
+			k++
+		}
+		if k == 1 {
+			return ""
+		}
+		r = r[k:]
+	}
+	return "gpt-" + major + rest
 }
 
 // baseFamily drops a variant suffix: gpt-5-codex-mini → gpt-5.
