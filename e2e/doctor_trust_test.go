@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +78,7 @@ func TestDoctorCodexTrustMatchesCodex(t *testing.T) {
 	s.installRunaway()
 
 	r := s.runaway("doctor")
-	if !strings.Contains(r.Stdout, "warn  codex-trust  runaway's entry is not trusted yet") {
+	if !regexp.MustCompile(`(?m)^warn +codex-trust +runaway's entry is not trusted yet`).MatchString(r.Stdout) {
 		t.Fatalf("before trust, doctor said:\n%s", r.Stdout)
 	}
 
@@ -97,7 +98,7 @@ func TestDoctorCodexTrustMatchesCodex(t *testing.T) {
 	s.writeFile(filepath.Join(s.codexDir, "config.toml"), fmt.Sprintf("[hooks.state.%q]\ntrusted_hash = %q\n", key, hash))
 
 	r = s.runaway("doctor")
-	if !strings.Contains(r.Stdout, "ok  codex-trust  runaway's entry is trusted ("+key+")") {
+	if !regexp.MustCompile(`(?m)^ok +codex-trust +runaway's entry is trusted \(` + regexp.QuoteMeta(key) + `\)`).MatchString(r.Stdout) {
 		t.Fatalf("with the hash Codex reports (%s), doctor said:\n%s", hash, r.Stdout)
 	}
 	if got := codexHookState(t, s)[0]["trustStatus"]; got != "trusted" {

@@ -34,8 +34,6 @@ type Check struct {
 	Detail string `json:"detail"`
 }
 
-func (c Check) String() string { return string(c.Status) + "  " + c.Check + "  " + c.Detail }
-
 // DoctorOptions are what the checks compare against.
 type DoctorOptions struct {
 	// Version is this runaway's version ("devel…" for dev builds).

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/runaway-guard/runaway/configs"
 )
@@ -210,6 +211,19 @@ func dropBackupIfSame(real string, now []byte) {
 	if b, err := os.ReadFile(backup); err == nil && bytes.Equal(b, now) {
 		os.Remove(backup)
 	}
+}
+
+// Done is the line that tells a person what the applied plan did.
+func (p *RemovePlan) Done() string {
+	done := "done: runaway's hook entries are out"
+	if len(p.PurgePaths) == 0 {
+		return done
+	}
+	paths := make([]string, len(p.PurgePaths))
+	for i, path := range p.PurgePaths {
+		paths[i] = Tilde(path)
+	}
+	return done + "; its binary, config and state are deleted (" + strings.Join(paths, ", ") + ")"
 }
 
 // Summary describes the plan in lines for a person.

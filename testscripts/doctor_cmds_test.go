@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -13,6 +15,32 @@ import (
 
 func init() {
 	scriptCmds["codex-trust"] = codexTrust
+	scriptCmds["columns-line-up"] = columnsLineUp
+}
+
+// columnsLineUp checks that every line of the last command's stdout has its
+// columns (cells set apart by two or more spaces) start at the same offsets
+// as the first line's: `columns-line-up 3` for the first three columns.
+func columnsLineUp(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: columns-line-up N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	var want []int
+	for i, line := range strings.Split(strings.TrimRight(ts.ReadFile("stdout"), "\n"), "\n") {
+		var starts []int
+		for j := 0; j < len(line) && len(starts) < n; j++ {
+			if line[j] != ' ' && (j == 0 || strings.HasSuffix(line[:j], "  ")) {
+				starts = append(starts, j)
+			}
+		}
+		if i == 0 {
+			want = starts
+		} else if !slices.Equal(starts, want) {
+			ts.Fatalf("line %d: columns start at %v, the first line's at %v:\n%s", i+1, starts, want, line)
+		}
+	}
 }
 
 // codexTrust appends to $CODEX_HOME/config.toml the trust Codex records

@@ -26,9 +26,9 @@ func newAllowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "allow [SESSION] --add USD",
 		Short: "Raise a session's spend cap (run it in your own terminal)",
-		Long: `allow raises one session's cap by USD dollars: by default the session most
-recently stopped, or the one whose id starts with SESSION. With --prompt it
-raises the cap of the session's current prompt instead.
+		Long: `allow raises one session's cap by the dollars --add names: by default the
+session most recently stopped, or the one whose id starts with SESSION. With
+--prompt it raises the cap of the session's current prompt instead.
 
 An agent cannot run allow: it refuses inside an agent's tool call.`,
 		Args: cobra.MaximumNArgs(1),

@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -37,9 +39,7 @@ and what to do. It exits 1 when a check fails.`,
 					return err
 				}
 			} else {
-				for _, c := range checks {
-					fmt.Fprintln(out, c)
-				}
+				printChecks(out, checks)
 			}
 			if n := installer.Failed(checks); n > 0 {
 				return failf(nil, "%d of %d checks failed", n, len(checks))
@@ -49,4 +49,14 @@ and what to do. It exits 1 when a check fails.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"checks":[{"status","check","detail"}…]}`)
 	return cmd
+}
+
+// printChecks prints one line per check in lined-up columns: status, check,
+// what to do.
+func printChecks(w io.Writer, checks []installer.Check) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range checks {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Status, c.Check, c.Detail)
+	}
+	tw.Flush()
 }

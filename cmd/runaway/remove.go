@@ -23,8 +23,8 @@ func newRemoveCmd() *cobra.Command {
 any version or binary path) and nothing else. A file nobody else changed
 since setup comes back byte for byte. Without --harness or --project it
 also cleans every project file that setup --project wired; --project DIR
-takes runaway's entry out of that project's file only. --purge also deletes the installed
-binary, runaway's config and its state.
+takes runaway's entry out of that project's file only. --purge also
+deletes the installed binary, runaway's config and its state.
 
 Without a terminal it needs --yes.`,
 		Args: cobra.NoArgs,
@@ -50,7 +50,7 @@ Without a terminal it needs --yes.`,
 			if err := plan.Apply(); err != nil {
 				return failf([]string{"runaway remove"}, "%v", err)
 			}
-			fmt.Fprintln(out, "done: runaway's hook entries are out")
+			fmt.Fprintln(out, plan.Done())
 			return nil
 		},
 	}

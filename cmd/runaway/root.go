@@ -91,7 +91,12 @@ run by the agent before every tool call and asks the person, denies or ends
 the turn when the session loops, keeps failing, or reaches its spend cap.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints what `runaway version` prints.
+		Version: version(),
 	}
+	root.SetVersionTemplate("runaway {{.Version}}\n")
+	root.InitDefaultVersionFlag()
+	root.Flags().Lookup("version").Usage = "print runaway's version"
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
