@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -71,6 +72,8 @@ func newSandbox(t *testing.T) *sandbox {
 		"XDG_RUNTIME_DIR":   filepath.Join(root, "run"),
 		"CLAUDE_CONFIG_DIR": s.claudeDir,
 		"CODEX_HOME":        s.codexDir,
+		// Setup and remove refuse inside an agent; this test is not one.
+		testbin.FloorVar: strconv.Itoa(os.Getpid()),
 	}
 	for _, d := range []string{s.proj, s.claudeDir, s.codexDir, s.binHome, s.vars["TMPDIR"], s.vars["XDG_RUNTIME_DIR"]} {
 		if err := os.MkdirAll(d, 0o700); err != nil {

@@ -7,28 +7,6 @@ import (
 	"strings"
 )
 
-// agentVars are environment variables the agents set for the commands
-// their tool calls run (see shared/reference): their presence means the
-// caller is an agent, not the person.
-var agentVars = []string{
-	"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", // Claude Code
-	"CODEX_SESSION_ID", "CODEX_THREAD_ID", "CODEX_TOOL_CALL_ID", // Codex
-	"AI_AGENT",     // Claude Code 2.1.328 and others
-	"CURSOR_AGENT", // Cursor's agent shell
-	"GEMINI_CLI",   // Gemini CLI's shell tool
-}
-
-// InsideAgent names the variable that shows the caller is running inside
-// an agent's tool call, or "".
-func InsideAgent(getenv func(string) string) string {
-	for _, k := range agentVars {
-		if getenv(k) != "" {
-			return k
-		}
-	}
-	return ""
-}
-
 // ErrNoSession is returned when no session matches.
 var ErrNoSession = errors.New("no such session")
 

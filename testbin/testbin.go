@@ -14,12 +14,22 @@ import (
 // without VCS stamping, so the binary's version is "devel" wherever the
 // tests run (a git checkout would stamp a pseudo-version, and a dirty tree
 // another one).
+//
+// The binary walks its parent processes only up to the process whose pid is
+// in FloorVar (see guard/caller): commands that only the person may run
+// (setup, remove, allow) then work in tests that a developer runs from
+// inside an agent, while an agent a test starts is still seen.
 func Build(root, out string) error {
-	cmd := exec.Command("go", "build", "-buildvcs=false", "-o", out, "./cmd/runaway")
+	cmd := exec.Command("go", "build", "-buildvcs=false",
+		"-ldflags=-X github.com/runaway-guard/runaway/guard/caller.testFloorVar="+FloorVar,
+		"-o", out, "./cmd/runaway")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	return cmd.Run()
 }
+
+// FloorVar names the variable the tests set to their own pid.
+const FloorVar = "RUNAWAY_TEST_CALLER_FLOOR"
 
 // TouchSources reads every Go source and the module files under root. go
 // test caches a passing run by the files its tests opened, and the binary

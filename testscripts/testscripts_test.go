@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/runaway-guard/runaway/guard/caller"
 	"github.com/runaway-guard/runaway/testbin"
 )
 
@@ -67,7 +69,7 @@ func homeVars(home, runtimeDir string) map[string]string {
 
 // agentVars are the variables the agents set for their tool calls: they
 // must not leak in from a developer's shell.
-var agentVars = []string{"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID", "CODEX_THREAD_ID", "CODEX_CI", "AI_AGENT"}
+var agentVars = append(caller.Variables(), "CODEX_CI")
 
 // setupEnv isolates every script in $WORK/home; $STATE and $CONFIG name
 // runaway's state and config folders there.
@@ -83,6 +85,9 @@ func setupEnv(env *testscript.Env) error {
 	for _, k := range agentVars {
 		env.Setenv(k, "")
 	}
+	// setup, remove and allow refuse inside an agent; these scripts are
+	// not one, even when a developer runs them from inside an agent.
+	env.Setenv(testbin.FloorVar, strconv.Itoa(os.Getpid()))
 	env.Setenv("PATH", binDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 	env.Setenv("GOOS_GOARCH", runtime.GOOS+"_"+runtime.GOARCH)
 	if err := os.MkdirAll(home, 0o755); err != nil {

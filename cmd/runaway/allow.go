@@ -30,7 +30,8 @@ func newAllowCmd() *cobra.Command {
 session most recently stopped, or the one whose id starts with SESSION. With
 --prompt it raises the cap of the session's current prompt instead.
 
-An agent cannot run allow: it refuses inside an agent's tool call.`,
+An agent cannot run allow: it refuses inside an agent's tool call, told by
+the agents' variables and by an agent among its parent processes.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -45,9 +46,8 @@ An agent cannot run allow: it refuses inside an agent's tool call.`,
 }
 
 func runAllow(w io.Writer, o allowOptions) error {
-	if v := guard.InsideAgent(os.Getenv); v != "" {
-		return failf([]string{"run `runaway allow` yourself, in your own terminal"},
-			"allow refuses to run inside an agent's tool call (%s is set): only the person raises a cap", v)
+	if err := onlyThePerson("allow"); err != nil {
+		return err
 	}
 	if o.add <= 0 {
 		return &userError{msg: "say how many dollars to add to the cap with --add", hints: []string{"runaway allow --add 10"}, code: exitUsage}

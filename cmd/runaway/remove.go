@@ -26,9 +26,15 @@ also cleans every project file that setup --project wired; --project DIR
 takes runaway's entry out of that project's file only. --purge also
 deletes the installed binary, runaway's config and its state.
 
-Without a terminal it needs --yes.`,
+Without a terminal it needs --yes. Inside an agent's tool call only
+--dry-run runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !dryRun {
+				if err := onlyThePerson("remove"); err != nil {
+					return err
+				}
+			}
 			out := cmd.OutOrStdout()
 			plan, err := installer.PlanRemove(installer.RemoveOptions{Harnesses: harnesses, Project: project, Purge: purge})
 			if err != nil {

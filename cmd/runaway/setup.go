@@ -36,7 +36,8 @@ first; --dry-run prints the exact edits as a diff and changes nothing.
 --project DIR also wires Claude Code into DIR's .claude/settings.local.json
 (at the git repository root when DIR is in one).
 
-Without a terminal it needs --yes.`,
+Without a terminal it needs --yes. Inside an agent's tool call only
+--dry-run runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := installer.SetupOptions{Harnesses: harnesses, Project: project}
@@ -69,6 +70,11 @@ Without a terminal it needs --yes.`,
 }
 
 func runSetup(cmd *cobra.Command, opts installer.SetupOptions, yes, dryRun bool) error {
+	if !dryRun {
+		if err := onlyThePerson("setup"); err != nil {
+			return err
+		}
+	}
 	out := cmd.OutOrStdout()
 	if !yes && !dryRun && isTerminal(cmd.InOrStdin()) && isTerminal(out) {
 		return runWizard(cmd, opts)

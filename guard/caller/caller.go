@@ -1,0 +1,197 @@
+// Package caller tells whether the person or an agent runs this process.
+//
+// allow, remove and setup change runaway's limits or wiring: only the person
+// may run them. An agent's tool call shows in two ways. The agents set
+// variables for the commands they run (CLAUDECODE, CODEX_THREAD_ID, …), but
+// a command can drop those (`env -u CLAUDECODE …`). So the process's
+// ancestry is read too: an agent's own process among the parents gives the
+// call away whatever the environment says and whatever the binary is
+// called. A process that leaves the agent's tree on purpose (setsid and a
+// double fork, at, cron, systemd-run) is not seen here; the tamper wire
+// denies such commands when it can read them, and the threat model in the
+// README says what neither can stop.
+package caller
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Found says why the caller is taken for an agent.
+type Found struct {
+	Agent string // the agent's name for people: "Claude Code"
+	// Variable is the environment variable that gave it away, or "".
+	Variable string
+	// Process is the parent process that gave it away (when Variable is "").
+	Process Proc
+}
+
+// Why is the evidence in words, for error messages.
+func (f Found) Why() string {
+	if f.Variable != "" {
+		return f.Variable + " is set"
+	}
+	return fmt.Sprintf("parent process %s, pid %d, is %s", f.Process.Name, f.Process.PID, f.Agent)
+}
+
+// Proc is one process of the ancestry.
+type Proc struct {
+	PID, PPID int
+	Name      string   // the kernel's short name (comm), or the image name on Windows
+	Exe       string   // the executable's path, "" when unknown
+	Args      []string // the command line, nil when unknown
+}
+
+// processTable finds a process by pid; the OS's own is in table_*.go.
+type processTable interface {
+	Proc(pid int) (Proc, error)
+}
+
+// agentVars are variables the agents set for the commands their tool calls
+// run (see shared/reference).
+var agentVars = []struct{ name, agent string }{
+	{"CLAUDECODE", "Claude Code"},
+	{"CLAUDE_CODE_SESSION_ID", "Claude Code"},
+	{"CODEX_SESSION_ID", "Codex"},
+	{"CODEX_THREAD_ID", "Codex"},
+	{"CODEX_TOOL_CALL_ID", "Codex"},
+	{"AI_AGENT", "an agent"}, // Claude Code 2.1.328 and others
+	{"CURSOR_AGENT", "Cursor"},
+	{"GEMINI_CLI", "Gemini CLI"},
+	{"OPENCODE", "OpenCode"},
+	{"OPENCODE_PID", "OpenCode"},
+	{"AGENT", "an agent"}, // OpenCode, Amp and others
+}
+
+// Variables lists the agents' variables that tell a tool call.
+func Variables() []string {
+	names := make([]string, len(agentVars))
+	for i, v := range agentVars {
+		names[i] = v.name
+	}
+	return names
+}
+
+// InsideAgent reports whether this process runs inside an agent's tool call.
+func InsideAgent() (Found, bool) {
+	return detect(os.Getenv, os.Getpid(), systemTable(), floorPID())
+}
+
+// detect checks the environment, then walks the parents of pid up to (not
+// including) floor, or to the top.
+func detect(getenv func(string) string, pid int, table processTable, floor int) (Found, bool) {
+	for _, v := range agentVars {
+		if getenv(v.name) != "" {
+			return Found{Agent: v.agent, Variable: v.name}, true
+		}
+	}
+	if table == nil {
+		return Found{}, false
+	}
+	self, err := table.Proc(pid)
+	if err != nil {
+		return Found{}, false
+	}
+	seen := map[int]bool{pid: true}
+	// 256 parents is far deeper than any real tree; it bounds a table that lies.
+	for ppid := self.PPID; ppid > 1 && ppid != floor && !seen[ppid] && len(seen) < 256; {
+		seen[ppid] = true
+		p, err := table.Proc(ppid)
+		if err != nil {
+			break
+		}
+		if agent := AgentOf(p); agent != "" {
+			return Found{Agent: agent, Process: p}, true
+		}
+		ppid = p.PPID
+	}
+	return Found{}, false
+}
+
+// agentPrograms are the agents' program names, as the process shows them
+// (comm, the executable, argv[0]; lower case, without ".exe").
+var agentPrograms = map[string]string{
+	"claude":       "Claude Code",
+	"codex":        "Codex",
+	"gemini":       "Gemini CLI",
+	"opencode":     "OpenCode",
+	"cursor-agent": "Cursor",
+}
+
+// agentPackages mark an agent run by an interpreter (node, bun): its script
+// lives in the agent's npm package.
+var agentPackages = []struct{ marker, agent string }{
+	{"@anthropic-ai/claude-code", "Claude Code"},
+	{"@openai/codex", "Codex"},
+	{"@google/gemini-cli", "Gemini CLI"},
+	{"opencode-ai", "OpenCode"},
+	{"@cursor/", "Cursor"},
+}
+
+// interpreters run an agent's script given as their first argument.
+var interpreters = map[string]bool{"node": true, "nodejs": true, "bun": true, "deno": true}
+
+// AgentOf names the agent a process is, or "". The Cursor editor itself is
+// not an agent (people run their own terminals in it); its agent CLI is.
+func AgentOf(p Proc) string {
+	names := []string{p.Name, p.Exe}
+	if len(p.Args) > 0 {
+		names = append(names, p.Args[0])
+	}
+	for _, n := range names {
+		if a := agentPrograms[programName(n)]; a != "" {
+			return a
+		}
+	}
+	// Claude Code's native install runs ~/.local/share/claude/versions/<version>.
+	if strings.Contains(filepath.ToSlash(p.Exe), "/claude/versions/") {
+		return "Claude Code"
+	}
+	if !interpreters[programName(p.Name)] && !(len(p.Args) > 0 && interpreters[programName(p.Args[0])]) {
+		return ""
+	}
+	for _, arg := range p.Args[min(1, len(p.Args)):] {
+		if strings.HasPrefix(arg, "-") {
+			continue // node's own flags come before the script
+		}
+		if a := agentPrograms[programName(arg)]; a != "" {
+			return a
+		}
+		script := strings.ToLower(filepath.ToSlash(arg))
+		for _, m := range agentPackages {
+			if strings.Contains(script, m.marker) {
+				return m.agent
+			}
+		}
+		break // the script is the first argument that is not a flag
+	}
+	return ""
+}
+
+// programName is a path's last element in lower case, without ".exe".
+func programName(path string) string {
+	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
+		path = path[i+1:]
+	}
+	return strings.TrimSuffix(strings.ToLower(path), ".exe")
+}
+
+// testFloorVar is set (with -ldflags -X) only in the binaries the tests
+// build: it names a variable holding the pid where the ancestry walk stops,
+// so the tests run the same checks when a developer runs them from inside
+// an agent. Release builds leave it empty, and then no variable matters.
+var testFloorVar string
+
+func floorPID() int {
+	if testFloorVar == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(os.Getenv(testFloorVar))
+	if err != nil {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,3 @@
+package caller
+
+func systemTable() processTable { return procFS{root: "/proc"} }
