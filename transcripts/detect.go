@@ -17,19 +17,21 @@ type Agent string
 const (
 	ClaudeCode Agent = "claude-code"
 	Codex      Agent = "codex"
+	Gemini     Agent = "gemini"
 )
 
-// ErrUnknownFormat is returned by Detect for a file that is neither a Claude
-// Code transcript nor a Codex rollout.
-var ErrUnknownFormat = errors.New("neither a Claude Code transcript nor a Codex rollout")
+// ErrUnknownFormat is returned by Detect for a file that is no Claude Code
+// transcript, Codex rollout or Gemini CLI session.
+var ErrUnknownFormat = errors.New("not a Claude Code transcript, a Codex rollout or a Gemini CLI session")
 
 // detectLines is how many lines Detect looks at.
 const detectLines = 64
 
 // Detect tells by content which agent wrote the session file at path (a
 // .jsonl.zst is decompressed): Codex lines are {timestamp, type, payload}
-// with Codex's line types; Claude Code lines carry sessionId or are its
-// summary records.
+// with Codex's line types; a Gemini CLI session starts with a header that
+// carries projectHash; Claude Code lines carry sessionId or are its summary
+// records.
 func Detect(path string) (Agent, error) {
 	f, _, err := openRegular(path)
 	if err != nil {
@@ -56,11 +58,14 @@ func Detect(path string) (Agent, error) {
 				Message   json.RawMessage `json:"message"`
 				Summary   *string         `json:"summary"`
 				UUID      string          `json:"uuid"`
+				Project   string          `json:"projectHash"`
 			}
 			if json.Unmarshal(line, &l) == nil {
 				switch {
 				case l.Payload != nil && codexLineTypes[l.Type]:
 					return Codex, nil
+				case l.Project != "" && l.SessionID != "":
+					return Gemini, nil
 				case l.SessionID != "" || l.UUID != "" || (l.Type == "summary" && l.Summary != nil) || claudeOnlyTypes[l.Type]:
 					return ClaudeCode, nil
 				}

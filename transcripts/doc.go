@@ -1,5 +1,5 @@
-// Package transcripts reads the session files that Claude Code and Codex
-// write, incrementally: what each API response used, which tool calls failed,
+// Package transcripts reads the session files that Claude Code, Codex and
+// Gemini CLI write, incrementally: what each API response used, which tool calls failed,
 // and (optionally) the tool calls themselves.
 //
 // # Reading
@@ -8,6 +8,7 @@
 //
 //	more, err := transcripts.ReadClaude(ctx, transcriptPath, &pos, sink) // Claude Code
 //	more, err := transcripts.ReadCodex(ctx, rolloutPath, &pos, sink)     // Codex
+//	more, err := transcripts.ReadGemini(ctx, sessionPath, &pos, sink)    // Gemini CLI
 //
 // on every hook run. Only the bytes appended since the last call are read.
 // Each record found is handed to the Sink's functions; a nil function is a
@@ -16,7 +17,9 @@
 // (<session>/subagents/**/agent-*.jsonl and the older agent-*.jsonl files
 // beside the main file that carry the session's id); ReadCodex also reads
 // the rollouts of the session's subagents and forks (same root session id),
-// found in the date folders of the same sessions/ tree.
+// found in the date folders of the same sessions/ tree; ReadGemini also reads
+// the session's subagent files (chats/<session id>/*.jsonl, nested ones
+// under chats/<subagent id>/).
 //
 // When ctx is done, reading stops between two lines, pos is left where it
 // stopped and more is true: the next call goes on from there. A first read
@@ -53,12 +56,16 @@
 // thread's cumulative usage (token_usage_record where the version writes it,
 // else token_count when its total grew), so the lagging and repeated
 // token_count events are never counted twice, and the parent history a
-// subagent or fork rollout replays at its head is not counted at all.
+// subagent or fork rollout replays at its head is not counted at all. A
+// Gemini CLI record is a message's tokens (input with its cached part taken
+// out, thoughts added to output), the last ones per message id: Gemini CLI
+// writes a message again each time it changes, and its $set.messages
+// snapshots and resumes repeat earlier ones.
 //
 // # Other functions
 //
-// Detect tells the two agents' files apart by content; ClaudeSessionFiles
-// and CodexSessionFiles list the files a read covers; ReadCodexMeta reads a
+// Detect tells the agents' files apart by content; ClaudeSessionFiles,
+// CodexSessionFiles and GeminiSessionFiles list the files a read covers; ReadCodexMeta reads a
 // rollout's thread, root and parent ids.
 //
 // # Bounds

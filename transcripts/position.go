@@ -37,7 +37,7 @@ type Position struct {
 	// searched for older-layout agent-*.jsonl files.
 	ScanMtime int64 `json:"scan_mtime,omitempty"`
 
-	// Codex: the session's root id, the thread ids found in it, and how far
+	// Codex: the session's root id (Gemini: the session's id), the thread ids found in it, and how far
 	// the date folders of sessions/ have been searched for its subagents.
 	Root     string   `json:"root,omitempty"`
 	Threads  []string `json:"threads,omitempty"`
@@ -56,6 +56,7 @@ type FilePos struct {
 	HeadN  int          `json:"hn,omitempty"`
 	Claude *claudeState `json:"c,omitempty"`
 	Codex  *codexState  `json:"x,omitempty"`
+	Gemini *geminiState `json:"g,omitempty"`
 }
 
 func (p *Position) reset(main string) {

@@ -90,7 +90,10 @@ type ToolResult struct {
 	// A call a hook denied also comes back failed; callers that must not
 	// count their own denials match ToolUseID.
 	Failed bool
-	Time   time.Time
+	// Blocked is the reason a hook gave when it denied the call, where the
+	// file says so (Gemini CLI, which sends no call id to the hook).
+	Blocked string
+	Time    time.Time
 }
 
 // ToolCall is one tool call the model made.

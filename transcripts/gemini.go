@@ -1,0 +1,389 @@
+package transcripts
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Gemini CLI writes a session as JSON lines, append-only (see
+// shared/reference/gemini-cli-observed.md §5):
+//
+//   - a header {"sessionId", "projectHash", "kind", …} first (again after a
+//     resume);
+//   - message records {"id", "type", …}; the same id is written again each
+//     time the message changes: a "gemini" message first with its "tokens"
+//     when the stream ends, then with its "toolCalls" once the tools ran;
+//   - {"$set": {…}} metadata updates, where "messages" is a snapshot of the
+//     whole message list that repeats earlier records, tokens included;
+//   - {"$rewindTo": id}, which drops messages from the list but not the
+//     tokens they spent.
+//
+// So spend is the last tokens per message id, whether the record is a line
+// of its own or inside a snapshot; a tool call's outcome is read from the
+// first record that has it final.
+
+// geminiSeenMax bounds the message ids remembered per file. A session longer
+// than that has its oldest ids forgotten: a snapshot repeating them counts
+// them again, an overestimate rather than a runaway let through.
+const geminiSeenMax = 4096
+
+// geminiCallsMax bounds the tool-call ids remembered per file. A resumed
+// session's file repeats every earlier message, tool calls included.
+const geminiCallsMax = 4096
+
+// geminiNestMax bounds how deep subagents of subagents are looked for.
+const geminiNestMax = 4
+
+type geminiState struct {
+	// Seen holds, per message id (hashed), the usage already yielded.
+	Seen []geminiSeen `json:"s,omitempty"`
+	// Calls holds the tool calls (hashed ids) whose outcome was yielded.
+	Calls []uint64 `json:"k,omitempty"`
+}
+
+type geminiSeen struct {
+	Key uint64 `json:"k"`
+	In  int64  `json:"i,omitempty"`
+	CR  int64  `json:"c,omitempty"`
+	Out int64  `json:"o,omitempty"`
+}
+
+func (s geminiSeen) usage() Usage { return Usage{Input: s.In, CacheRead: s.CR, Output: s.Out} }
+
+// ReadGemini reads what was appended to a Gemini CLI session since pos: the
+// session file at sessionPath (chats/session-<time>-<id>.jsonl) and its
+// subagents' files (chats/<session id>/<subagent id>.jsonl, theirs in turn
+// under chats/<subagent id>/). See the package doc for the contract. more is
+// true when ctx ended the read early.
+func ReadGemini(ctx context.Context, sessionPath string, pos *Position, sink Sink) (more bool, err error) {
+	main, err := filepath.Abs(sessionPath)
+	if err != nil {
+		return false, err
+	}
+	if pos.Main != main {
+		pos.reset(main)
+	}
+	pos.file(filepath.Base(main))
+	discoverGemini(main, pos)
+	return readFiles(ctx, pos, sink, func(fp *FilePos) { fp.Gemini = nil }, func(line []byte, file string, fp *FilePos, sink *Sink) {
+		if fp.Gemini == nil {
+			fp.Gemini = &geminiState{}
+		}
+		geminiLine(line, file, fp.Gemini, sink)
+	})
+}
+
+// GeminiSessionFiles lists the files ReadGemini reads for sessionPath: the
+// session file first, then its subagents' files.
+func GeminiSessionFiles(sessionPath string) ([]string, error) {
+	main, err := filepath.Abs(sessionPath)
+	if err != nil {
+		return nil, err
+	}
+	var pos Position
+	pos.reset(main)
+	pos.file(filepath.Base(main))
+	discoverGemini(main, &pos)
+	files := make([]string, len(pos.Files))
+	for i, f := range pos.Files {
+		files[i] = pos.absPath(f.Path)
+	}
+	return files, nil
+}
+
+// discoverGemini adds the session's subagent files to pos. The session id
+// comes from the main file's header (its name holds only 8 characters of
+// it); a subagent file's id is its name. A subagent file's subagents are
+// under chats/<its id>/, beside the session's own folder.
+func discoverGemini(main string, pos *Position) {
+	chats := filepath.Dir(main)
+	if pos.Root == "" {
+		if strings.HasPrefix(filepath.Base(main), "session-") {
+			pos.Root = geminiHeaderID(main)
+		} else {
+			// A subagent's own file: its children are beside its folder.
+			pos.Root = strings.TrimSuffix(filepath.Base(main), ".jsonl")
+			chats = filepath.Dir(chats)
+		}
+		if pos.Root == "" {
+			return // no header yet: look again next time
+		}
+	} else if !strings.HasPrefix(filepath.Base(main), "session-") {
+		chats = filepath.Dir(chats)
+	}
+	ids := []string{pos.Root}
+	for depth := 0; depth < geminiNestMax && len(ids) > 0; depth++ {
+		var next []string
+		for _, id := range ids {
+			if id == "" || id == "." || id == ".." || strings.ContainsAny(id, `/\`) {
+				continue
+			}
+			entries, err := os.ReadDir(filepath.Join(chats, id))
+			if err != nil {
+				continue
+			}
+			var found []string
+			for _, e := range entries {
+				if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+					found = append(found, e.Name())
+				}
+			}
+			sort.Strings(found)
+			for _, name := range found {
+				p := filepath.Join(chats, id, name)
+				if p == main {
+					continue
+				}
+				pos.file(pos.relPath(p))
+				next = append(next, strings.TrimSuffix(name, ".jsonl"))
+			}
+		}
+		ids = next
+	}
+}
+
+// geminiHeaderID is the sessionId of the header on the file's first line.
+func geminiHeaderID(path string) string {
+	f, _, err := openRegular(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	if err != nil {
+		return ""
+	}
+	var h struct {
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(line, &h) != nil {
+		return ""
+	}
+	return h.SessionID
+}
+
+// geminiTags are the byte strings of the lines a reader looks at; any other
+// line (user prompts, lastUpdated updates, the header) is passed over
+// without decoding.
+var geminiTags = [][]byte{[]byte(`"tokens"`), []byte(`"toolCalls"`)}
+
+type geminiRecord struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Timestamp string          `json:"timestamp"`
+	Model     string          `json:"model"`
+	Tokens    *geminiTokens   `json:"tokens"`
+	ToolCalls []geminiToolRun `json:"toolCalls"`
+	Set       *struct {
+		Messages []geminiRecord `json:"messages"`
+	} `json:"$set"`
+}
+
+// geminiTokens is one response's usage as Gemini CLI records it: input is
+// the prompt with its cached part, thoughts are billed as output, tool is
+// the prompt of server-side tool use.
+type geminiTokens struct {
+	Input    int64 `json:"input"`
+	Output   int64 `json:"output"`
+	Cached   int64 `json:"cached"`
+	Thoughts int64 `json:"thoughts"`
+	Tool     int64 `json:"tool"`
+}
+
+type geminiToolRun struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Args      json.RawMessage `json:"args"`
+	Status    string          `json:"status"`
+	Timestamp string          `json:"timestamp"`
+	Result    []struct {
+		FunctionResponse *struct {
+			Response struct {
+				Output json.RawMessage `json:"output"`
+				Error  json.RawMessage `json:"error"`
+			} `json:"response"`
+		} `json:"functionResponse"`
+	} `json:"result"`
+}
+
+func (t geminiTokens) usage() Usage {
+	cached := min(max(t.Cached, 0), max(t.Input, 0))
+	return Usage{
+		Input:     max(t.Input, 0) - cached + max(t.Tool, 0),
+		CacheRead: cached,
+		Output:    max(t.Output, 0) + max(t.Thoughts, 0),
+	}
+}
+
+// geminiLine handles one line of a session file.
+func geminiLine(line []byte, file string, st *geminiState, sink *Sink) {
+	hit := false
+	for _, tag := range geminiTags {
+		if bytes.Contains(line, tag) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return
+	}
+	var r geminiRecord
+	if err := json.Unmarshal(line, &r); err != nil {
+		return
+	}
+	if r.Set != nil {
+		for i := range r.Set.Messages {
+			geminiTokensOf(&r.Set.Messages[i], file, st, sink)
+		}
+		return
+	}
+	if r.ID == "" || r.Type != "gemini" {
+		return
+	}
+	geminiTokensOf(&r, file, st, sink)
+	if sink.ToolResult != nil || sink.ToolCall != nil {
+		for i := range r.ToolCalls {
+			geminiToolCall(&r.ToolCalls[i], &r, file, st, sink)
+		}
+	}
+}
+
+// geminiTokensOf yields a message's tokens when they differ from what was
+// yielded for its id before, with Counted set to that.
+func geminiTokensOf(r *geminiRecord, file string, st *geminiState, sink *Sink) {
+	if r.ID == "" || r.Type != "gemini" || r.Tokens == nil {
+		return
+	}
+	u := r.Tokens.usage()
+	key := hashID(r.ID)
+	var counted Usage
+	found := false
+	for i := range st.Seen {
+		if st.Seen[i].Key == key {
+			counted, found = st.Seen[i].usage(), true
+			if counted == u {
+				return
+			}
+			st.Seen[i].In, st.Seen[i].CR, st.Seen[i].Out = u.Input, u.CacheRead, u.Output
+			break
+		}
+	}
+	if !found {
+		if u == (Usage{}) {
+			return
+		}
+		if len(st.Seen) == geminiSeenMax {
+			copy(st.Seen, st.Seen[1:])
+			st.Seen = st.Seen[:geminiSeenMax-1]
+		}
+		st.Seen = append(st.Seen, geminiSeen{Key: key, In: u.Input, CR: u.CacheRead, Out: u.Output})
+	}
+	sink.response(Response{File: file, MessageID: r.ID, Model: r.Model, Time: parseTimeString(r.Timestamp), Usage: u, Counted: counted})
+}
+
+// geminiToolCall yields a tool call and its outcome once its status is
+// final, once per call id.
+func geminiToolCall(tc *geminiToolRun, r *geminiRecord, file string, st *geminiState, sink *Sink) {
+	if tc.ID == "" {
+		return
+	}
+	switch tc.Status {
+	case "success", "error", "cancelled":
+	default:
+		return // still running: its final record comes later
+	}
+	key := hashID(tc.ID)
+	if slices.Contains(st.Calls, key) {
+		return
+	}
+	if len(st.Calls) == geminiCallsMax {
+		copy(st.Calls, st.Calls[1:])
+		st.Calls = st.Calls[:geminiCallsMax-1]
+	}
+	st.Calls = append(st.Calls, key)
+
+	t := parseTimeString(tc.Timestamp)
+	if t.IsZero() {
+		t = parseTimeString(r.Timestamp)
+	}
+	if sink.ToolCall != nil {
+		in := tc.Args
+		if len(in) == 0 {
+			in = json.RawMessage("{}")
+		}
+		sink.ToolCall(ToolCall{File: file, ID: tc.ID, Name: tc.Name, Input: bytes.Clone(in), Time: t})
+	}
+	res := ToolResult{File: file, ToolUseID: tc.ID, Failed: tc.Status != "success", Time: t}
+	for _, part := range tc.Result {
+		if part.FunctionResponse == nil {
+			continue
+		}
+		resp := part.FunctionResponse.Response
+		if text, ok := jsonString(resp.Error); ok {
+			res.Failed = true
+			if reason, ok := strings.CutPrefix(text, geminiBlocked); ok {
+				res.Blocked = reason
+			}
+		}
+		if text, ok := jsonString(resp.Output); ok && geminiOutputFailed(text) {
+			res.Failed = true
+		}
+	}
+	sink.toolResult(res)
+}
+
+// geminiBlocked starts the error a call gets when a BeforeTool hook denied it.
+const geminiBlocked = "Tool execution blocked: "
+
+// geminiOutputFailed reads a shell call's outcome from its output: Gemini
+// CLI appends "Exit Code: N" (only when N is not 0), "Signal: S" or
+// "Error: …" lines after the command's own output. The last such line
+// decides, so output that merely quotes one is rarely mistaken.
+func geminiOutputFailed(text string) bool {
+	for _, marker := range []string{"\nExit Code: ", "\nSignal: "} {
+		i := strings.LastIndex(text, marker)
+		if i < 0 {
+			continue
+		}
+		rest := text[i+len(marker):]
+		if j := strings.IndexByte(rest, '\n'); j >= 0 {
+			rest = rest[:j]
+		}
+		if rest != "" && rest != "0" && rest != "null" {
+			return true
+		}
+	}
+	return false
+}
+
+// hashID keeps an id small in the saved Position.
+func hashID(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
+}
+
+func jsonString(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func parseTimeString(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
