@@ -1,7 +1,7 @@
 // Package pricing prices the token use of one API response in USD.
 //
 // The table is embedded (prices.json: every Claude and OpenAI model the
-// references list, each with its source URL, the date it was checked, and its
+// references list, and the Gemini models of Google's pricing page, each with its source URL, the date it was checked, and its
 // release date). Users add or override prices with runaway's config field
 // `prices`, a JSON object of model id → Override; see README.md.
 //
@@ -67,7 +67,7 @@ type LongContext struct {
 // Price is one model's entry in the table.
 type Price struct {
 	ID       string   `json:"id"`
-	Provider string   `json:"provider"` // "anthropic" or "openai"
+	Provider string   `json:"provider"` // "anthropic", "openai" or "google"
 	Family   string   `json:"family"`
 	Aliases  []string `json:"aliases,omitempty"`
 	Rates
@@ -397,16 +397,43 @@ func claudeDotVersion(m string) string {
 }
 
 func providerOf(id string) string {
-	if strings.HasPrefix(id, "claude") {
+	switch {
+	case strings.HasPrefix(id, "claude"):
 		return "anthropic"
+	case strings.HasPrefix(id, "gemini"):
+		return "google"
 	}
 	return "openai"
 }
 
+// geminiFamily is gemini-pro, gemini-flash or gemini-flash-lite for a
+// Gemini model id (gemini-<version>-<variant>[-preview…]), else "".
+func geminiFamily(id string) string {
+	rest, ok := strings.CutPrefix(id, "gemini-")
+	if !ok {
+		return ""
+	}
+	rest = strings.TrimLeft(rest, "0123456789.")
+	rest, ok = strings.CutPrefix(rest, "-")
+	if !ok {
+		return ""
+	}
+	for _, v := range []string{"flash-lite", "flash", "pro"} {
+		if rest == v || strings.HasPrefix(rest, v+"-") {
+			return "gemini-" + v
+		}
+	}
+	return ""
+}
+
 // familyOf is a model id's family: opus, sonnet, haiku, … for Claude
 // (claude-3-5-sonnet and claude-sonnet-4 alike), gpt-<major>[-variant] for
-// OpenAI (gpt-5.1-codex-mini → gpt-5-codex-mini); "" when it has none.
+// OpenAI (gpt-5.1-codex-mini → gpt-5-codex-mini), gemini-pro, gemini-flash
+// or gemini-flash-lite for Gemini; "" when it has none.
 func familyOf(id string) string {
+	if f := geminiFamily(id); f != "" {
+		return f
+	}
 	if rest, ok := strings.CutPrefix(id, "claude-"); ok {
 		// The older naming: claude-<d>[-<d>]-<family>.
 		if n := digits(rest); n == 1 {

@@ -41,6 +41,10 @@ func TestCost(t *testing.T) {
 		{"bedrock spelling", "converse/jp.anthropic.claude-haiku-4-5-20251001-v1:0", Usage{Input: 1_000_000}, 1},
 		{"1m suffix", "claude-opus-5-5[1m]", Usage{Output: 1_000_000}, 20},
 		{"gpt-5.5-codex alias", "gpt-5.5-codex", Usage{Output: 1_000_000}, 30},
+		{"gemini: cached input at the cached rate, thoughts in output", "gemini-3.8-flash", Usage{Input: 40_000, CacheRead: 60_000, Output: 7_000}, (40_000*0.75 + 60_000*0.075 + 7_000*3.75) / 1e6},
+		{"gemini >200K prompt: whole request at the long-context rates", "gemini-2.5-pro", Usage{Input: 150_000, CacheRead: 60_000, Output: 1_000}, (150_000*2.5 + 60_000*0.25 + 1_000*15) / 1e6},
+		{"gemini at 200K, standard", "gemini-3.1-pro-preview", Usage{Input: 200_000, Output: 1_000}, (200_000*2 + 1_000*12) / 1e6},
+		{"gemini API model path", "models/gemini-2.5-flash", Usage{Input: 1_000_000}, 0.3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,11 +82,15 @@ func TestNormalize(t *testing.T) {
 func TestUnknownModelFallback(t *testing.T) {
 	tab := Default()
 	for model, want := range map[string]string{
-		"claude-opus-9-1":     "claude-opus-5-5", // newest opus by release date
-		"claude-sonnet-7":     "claude-sonnet-5-5",
-		"claude-3-9-haiku":    "claude-haiku-5-5",
-		"gpt-5.9-codex":       "gpt-5.3-codex", // newest of gpt-5-codex
-		"gpt-5.9-codex-ultra": "gpt-5.6-sol",   // no such family: newest gpt-5
+		"claude-opus-9-1":                    "claude-opus-5-5", // newest opus by release date
+		"claude-sonnet-7":                    "claude-sonnet-5-5",
+		"claude-3-9-haiku":                   "claude-haiku-5-5",
+		"gpt-5.9-codex":                      "gpt-5.3-codex", // newest of gpt-5-codex
+		"gpt-5.9-codex-ultra":                "gpt-5.6-sol",   // no such family: newest gpt-5
+		"gemini-3.9-flash":                   "gemini-3.8-flash",
+		"gemini-4-pro-preview":               "gemini-3.1-pro-preview",
+		"gemini-3.9-flash-lite":              "gemini-3.5-flash-lite",
+		"gemini-3.1-pro-preview-customtools": "gemini-3.1-pro-preview",
 	} {
 		p, est := tab.Lookup(model)
 		if !est || p.ID != want {
