@@ -31,8 +31,10 @@ type ReplayDecision struct {
 // the calls before. Where the recording goes on past a stop, the replay
 // does as if the person had raised the cap by as much again. The daily and prompt caps are left out (a recording
 // carries no day of other sessions, and older transcripts no prompt ids).
-// It returns the decisions and the number of tool calls.
-func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs.Policy, pr Pricer) ([]ReplayDecision, int, error) {
+// It returns the decisions and the number of tool calls. each, when not
+// nil, is called with every response record the read yields, so that a
+// caller totals the cost in the same pass.
+func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs.Policy, pr Pricer, each func(transcripts.Response)) ([]ReplayDecision, int, error) {
 	h := Claude
 	read := transcripts.ReadClaude
 	if agent == transcripts.Codex {
@@ -71,7 +73,7 @@ func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs
 		}
 		pending = pending[:0]
 	}
-	events, err := readEvents(ctx, read, path)
+	events, err := readEvents(ctx, read, path, each)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -111,7 +113,7 @@ type replayEvent struct {
 // readers go file by file, while the hook of a main-session call also sees
 // what the subagents had written by then. A record without a time takes
 // the time of the record before it in its file.
-func readEvents(ctx context.Context, read func(context.Context, string, *transcripts.Position, transcripts.Sink) (bool, error), path string) ([]replayEvent, error) {
+func readEvents(ctx context.Context, read func(context.Context, string, *transcripts.Position, transcripts.Sink) (bool, error), path string, each func(transcripts.Response)) ([]replayEvent, error) {
 	var events []replayEvent
 	last := map[string]time.Time{}
 	add := func(file string, t time.Time, e replayEvent) {
@@ -123,7 +125,12 @@ func readEvents(ctx context.Context, read func(context.Context, string, *transcr
 		events = append(events, e)
 	}
 	sink := transcripts.Sink{
-		Response:   func(r transcripts.Response) { add(r.File, r.Time, replayEvent{resp: &r}) },
+		Response: func(r transcripts.Response) {
+			if each != nil {
+				each(r)
+			}
+			add(r.File, r.Time, replayEvent{resp: &r})
+		},
 		ToolResult: func(r transcripts.ToolResult) { add(r.File, r.Time, replayEvent{result: &r}) },
 		ToolCall:   func(c transcripts.ToolCall) { add(c.File, c.Time, replayEvent{call: &c}) },
 	}

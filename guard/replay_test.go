@@ -35,7 +35,7 @@ func replayFile(t *testing.T, path string, p configs.Policy) ([]ReplayDecision, 
 		t.Fatalf("%s: %v", path, err)
 	}
 	pr, _ := NewPricer(p)
-	ds, calls, err := Replay(t.Context(), agent, path, p, pr)
+	ds, calls, err := Replay(t.Context(), agent, path, p, pr, nil)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -108,7 +108,7 @@ func TestReplayEveryRealFixture(t *testing.T) {
 		}
 		n++
 		pr, _ := NewPricer(replayPolicy(0.5, 2, 2))
-		ds, calls, rerr := Replay(t.Context(), agent, path, replayPolicy(0.5, 2, 2), pr)
+		ds, calls, rerr := Replay(t.Context(), agent, path, replayPolicy(0.5, 2, 2), pr, nil)
 		if rerr != nil {
 			t.Errorf("%s: %v", path, rerr)
 			return nil

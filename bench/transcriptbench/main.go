@@ -1,10 +1,13 @@
 // Command transcriptbench measures a first read of a large Claude Code
 // session: it writes a generated transcript with subagent files (default
-// 100 MB) to a temp folder, reads it with runaway's reader in a subprocess
-// and with ccusage's native binary on the same folder, and prints MB/s and
-// peak memory (max RSS) of each, best of -runs.
+// 100 MB) to a temp folder, and times on it, alternated round by round:
+// runaway's reader alone (in a subprocess), the whole `runaway replay --json`
+// (cost and decisions; built from this tree, static), optionally an older
+// runaway binary's replay (-baseline), and ccusage's native binary on the
+// same folder. It prints the median wall and CPU time and the peak memory
+// (max RSS) of each, and the ratios.
 //
-//	go run ./bench/transcriptbench [-mb 100] [-runs 3] [-ccusage PATH]
+//	go run ./bench/transcriptbench [-mb 100] [-runs 9] [-ccusage PATH] [-baseline BIN]
 //
 // -ccusage defaults to the binary bench/ccusagecompare installs. The
 // generated files are removed afterwards; nothing is committed.
@@ -19,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -31,8 +35,9 @@ const session = "7b1e0c52-6a2f-4d3b-9d0e-1f2a3b4c5d6e"
 
 func main() {
 	mb := flag.Int("mb", 100, "size of the generated session in MB")
-	runs := flag.Int("runs", 3, "runs per reader; the best is reported")
+	runs := flag.Int("runs", 9, "runs of each program, alternated; the medians are reported")
 	ccusage := flag.String("ccusage", "", "ccusage binary (default: the one bench/ccusagecompare installs)")
+	baseline := flag.String("baseline", "", "another runaway binary whose replay is timed alongside (an older build)")
 	read := flag.String("read", "", "internal: read this transcript and print its totals")
 	flag.Parse()
 	if *read != "" {
@@ -42,7 +47,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*mb, *runs, *ccusage); err != nil {
+	if err := run(*mb, *runs, *ccusage, *baseline); err != nil {
 		fmt.Fprintln(os.Stderr, "transcriptbench:", err)
 		os.Exit(1)
 	}
@@ -66,7 +71,7 @@ func readOnce(path string) error {
 	return json.NewEncoder(os.Stdout).Encode(l)
 }
 
-func run(mb, runs int, ccusage string) error {
+func run(mb, runs int, ccusage, baseline string) error {
 	dir, err := os.MkdirTemp("", "transcriptbench-")
 	if err != nil {
 		return err
@@ -86,78 +91,139 @@ func run(mb, runs int, ccusage string) error {
 	if err != nil {
 		return err
 	}
-	// Wall time is the best of the runs; CPU time (user+sys, all threads)
-	// too, since a loaded machine stretches wall time.
-	var cpu time.Duration
-	best := func(name string, cmd func() *exec.Cmd) (time.Duration, int64, string, error) {
-		var bestT time.Duration
-		var bestRSS int64
-		cpu = 0
-		var out string
-		for i := 0; i < runs; i++ {
-			c := cmd()
-			start := time.Now()
-			b, err := c.Output()
-			el := time.Since(start)
-			if err != nil {
-				return 0, 0, "", fmt.Errorf("%s: %v", name, err)
-			}
-			ru := c.ProcessState.SysUsage().(*syscall.Rusage)
-			rss := ru.Maxrss // KiB on Linux
-			if c := c.ProcessState.UserTime() + c.ProcessState.SystemTime(); i == 0 || c < cpu {
-				cpu = c
-			}
-			if i == 0 || el < bestT {
-				bestT = el
-			}
-			bestRSS = max(bestRSS, rss)
-			out = string(b)
-		}
-		return bestT, bestRSS, out, nil
-	}
-	rt, rrss, rout, err := best("runaway", func() *exec.Cmd { return exec.Command(self, "-read", main) })
+	runaway, err := buildRunaway(dir)
 	if err != nil {
 		return err
 	}
-	mbs := float64(total) / (1 << 20)
-	rcpu := cpu
-	fmt.Printf("runaway  wall %6.3f s  %7.1f MB/s  cpu %6.3f s  peak RSS %6.1f MB\n", rt.Seconds(), mbs/rt.Seconds(), rcpu.Seconds(), float64(rrss)/1024)
-
 	if ccusage == "" {
 		c, _ := os.UserCacheDir()
 		ccusage = filepath.Join(c, "runaway-bench", "ccusage-20.0.24", "node_modules", "@ccusage", "ccusage-linux-x64", "bin", "ccusage")
 	}
+	// replay runs with a home of its own: no config of the machine's.
+	home := filepath.Join(dir, "home")
+	replayEnv := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_DATA_HOME="+filepath.Join(home, "data"))
+	contenders := []*contender{
+		{name: "reader", cmd: func() *exec.Cmd { return exec.Command(self, "-read", main) }},
+		{name: "replay", cmd: func() *exec.Cmd {
+			c := exec.Command(runaway, "replay", main, "--json")
+			c.Env = replayEnv
+			return c
+		}},
+	}
+	if baseline != "" {
+		contenders = append(contenders, &contender{name: "baseline", cmd: func() *exec.Cmd {
+			c := exec.Command(baseline, "replay", main, "--json")
+			c.Env = replayEnv
+			return c
+		}})
+	}
+	var cc *contender
 	if _, err := os.Stat(ccusage); err != nil {
-		fmt.Printf("ccusage  not found at %s: run go run ./bench/ccusagecompare first\n", ccusage)
-		return nil
+		fmt.Printf("ccusage not found at %s: run go run ./bench/ccusagecompare first\n", ccusage)
+	} else {
+		cc = &contender{name: "ccusage", cmd: func() *exec.Cmd {
+			c := exec.Command(ccusage, "claude", "session", "--json", "--offline")
+			c.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"), "HOME="+dir)
+			return c
+		}}
+		contenders = append(contenders, cc)
 	}
-	ct, crss, cout, err := best("ccusage", func() *exec.Cmd {
-		c := exec.Command(ccusage, "claude", "session", "--json", "--offline")
-		c.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"), "HOME="+dir)
-		return c
-	})
-	if err != nil {
-		return err
+	// Alternated: each round runs every contender once, so a busy moment
+	// of the machine falls on all of them alike.
+	for i := 0; i < runs; i++ {
+		for _, c := range contenders {
+			if err := c.run(); err != nil {
+				return err
+			}
+		}
 	}
-	fmt.Printf("ccusage  wall %6.3f s  %7.1f MB/s  cpu %6.3f s  peak RSS %6.1f MB  (%s)\n", ct.Seconds(), mbs/ct.Seconds(), cpu.Seconds(), float64(crss)/1024, ccusage)
-	fmt.Printf("ccusage/runaway: wall %.2fx, cpu %.2fx, peak memory %.2fx\n", ct.Seconds()/rt.Seconds(), cpu.Seconds()/rcpu.Seconds(), float64(crss)/float64(rrss))
+	mbs := float64(total) / (1 << 20)
+	fmt.Printf("medians of %d alternated runs (each a fresh process; cpu is user+sys of all threads):\n", runs)
+	for _, c := range contenders {
+		w := median(c.wall)
+		fmt.Printf("%-8s wall %6.3f s  %7.1f MB/s  cpu %6.3f s  peak RSS %6.1f MB\n", c.name, w.Seconds(), mbs/w.Seconds(), median(c.cpu).Seconds(), float64(c.rss)/1024)
+	}
+	replay := contenders[1]
+	if cc != nil {
+		fmt.Printf("ccusage/replay: wall %.2fx, cpu %.2fx, peak memory %.2fx\n", ratio(cc.wall, replay.wall), ratio(cc.cpu, replay.cpu), float64(cc.rss)/float64(replay.rss))
+		fmt.Printf("ccusage/reader: wall %.2fx, cpu %.2fx\n", ratio(cc.wall, contenders[0].wall), ratio(cc.cpu, contenders[0].cpu))
+	}
+	if baseline != "" {
+		fmt.Printf("baseline/replay: wall %.2fx, cpu %.2fx\n", ratio(contenders[2].wall, replay.wall), ratio(contenders[2].cpu, replay.cpu))
+	}
 
 	// Same totals, or the speed means nothing.
-	var ours pricing.Ledger
-	var theirs struct {
-		Totals struct {
-			InputTokens  int64 `json:"inputTokens"`
-			OutputTokens int64 `json:"outputTokens"`
-		} `json:"totals"`
+	var ours, read pricing.Ledger
+	json.Unmarshal([]byte(replay.out), &ours)
+	json.Unmarshal([]byte(contenders[0].out), &read)
+	tokens := func(l pricing.Ledger) (in, out int64) {
+		for _, m := range l.Models {
+			in, out = in+m.InputTokens, out+m.OutputTokens
+		}
+		return in, out
 	}
-	json.Unmarshal([]byte(rout), &ours)
-	json.Unmarshal([]byte(cout), &theirs)
-	var in, out int64
-	for _, m := range ours.Models {
-		in, out = in+m.InputTokens, out+m.OutputTokens
+	ri, ro := tokens(ours)
+	di, do := tokens(read)
+	fmt.Printf("tokens in/out: replay %d/%d, reader %d/%d", ri, ro, di, do)
+	if cc != nil {
+		var theirs struct {
+			Totals struct {
+				InputTokens  int64 `json:"inputTokens"`
+				OutputTokens int64 `json:"outputTokens"`
+			} `json:"totals"`
+		}
+		json.Unmarshal([]byte(cc.out), &theirs)
+		fmt.Printf(", ccusage %d/%d", theirs.Totals.InputTokens, theirs.Totals.OutputTokens)
 	}
-	fmt.Printf("tokens in/out: runaway %d/%d, ccusage %d/%d\n", in, out, theirs.Totals.InputTokens, theirs.Totals.OutputTokens)
+	fmt.Println()
 	return nil
+}
+
+// contender is one program the bench times.
+type contender struct {
+	name      string
+	cmd       func() *exec.Cmd
+	wall, cpu []time.Duration
+	rss       int64 // KiB, the largest seen
+	out       string
+}
+
+func (c *contender) run() error {
+	cmd := c.cmd()
+	start := time.Now()
+	b, err := cmd.Output()
+	el := time.Since(start)
+	if err != nil {
+		return fmt.Errorf("%s: %v", c.name, err)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	c.wall = append(c.wall, el)
+	c.cpu = append(c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+	c.rss = max(c.rss, ru.Maxrss) // KiB on Linux
+	c.out = string(b)
+	return nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ratio(a, b []time.Duration) float64 { return median(a).Seconds() / median(b).Seconds() }
+
+// buildRunaway builds the runaway command of this tree into dir, static, as
+// the README says to build it.
+func buildRunaway(dir string) (string, error) {
+	out := filepath.Join(dir, "runaway")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/runaway-guard/runaway/cmd/runaway")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building runaway: %v", err)
+	}
+	return out, nil
 }
 
 // generate writes a session of about size bytes: the main transcript and 8

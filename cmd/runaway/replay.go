@@ -134,23 +134,20 @@ func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, er
 	if table, err = table.WithJSON(policy.Prices); err != nil {
 		return nil, failf([]string{"$EDITOR " + configs.PolicyPath()}, "%v", err)
 	}
-	read, list := transcripts.ReadClaude, transcripts.ClaudeSessionFiles
+	list := transcripts.ClaudeSessionFiles
 	if agent == transcripts.Codex {
-		read, list = transcripts.ReadCodex, transcripts.CodexSessionFiles
+		list = transcripts.CodexSessionFiles
 	}
 	r := &replayReport{Agent: agent, Ledger: pricing.Ledger{Models: map[string]*pricing.ModelSpend{}}}
 	if r.Files, err = list(path); err != nil {
 		return nil, failf(hints, "cannot read %s: %v", path, err)
 	}
-	var pos transcripts.Position
-	_, err = read(context.Background(), path, &pos, transcripts.Sink{Response: func(resp transcripts.Response) {
-		r.Add(table, resp.Model, pricing.Usage(resp.Usage), pricing.Usage(resp.Counted))
-	}})
-	if err != nil {
-		return nil, failf(hints, "cannot read %s: %v", path, err)
-	}
+	// One pass: the replay's read also totals the cost.
 	pricer, _ := guard.NewPricer(policy)
-	if r.Decisions, r.Calls, err = guard.Replay(context.Background(), agent, path, policy, pricer); err != nil {
+	r.Decisions, r.Calls, err = guard.Replay(context.Background(), agent, path, policy, pricer, func(resp transcripts.Response) {
+		r.Add(table, resp.Model, pricing.Usage(resp.Usage), pricing.Usage(resp.Counted))
+	})
+	if err != nil {
 		return nil, failf(hints, "cannot replay %s: %v", path, err)
 	}
 	if r.Decisions == nil {
