@@ -4,40 +4,37 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/runaway-guard/runaway/configs"
 )
 
 // ErrNoSession is returned when no session matches.
 var ErrNoSession = errors.New("no such session")
 
 // Find picks one session: the one whose id starts with prefix, or with no
-// prefix the most recently stopped one.
-func (s *Store) Find(prefix string) (*Session, error) {
-	all, err := s.Sessions()
+// prefix the most recently active one that waits for a raised cap (stopped
+// or over its cap, as status shows it). Spend is brought up to date with
+// the transcripts first, as status does.
+func (s *Store) Find(ctx context.Context, prefix string, p configs.Policy, pr Pricer) (*Session, error) {
+	all, err := s.current(ctx, prefix, pr)
 	if err != nil {
 		return nil, err
 	}
-	var found []*Session
-	for _, sess := range all {
-		if prefix == "" {
-			if sess.Spend.Stopped || sess.Spend.Prompt.Stopped {
+	if prefix == "" {
+		for _, sess := range all {
+			if sess.State(p).NeedsAllow() {
 				return sess, nil
 			}
-			continue
 		}
-		if strings.HasPrefix(sess.SessionID, prefix) {
-			found = append(found, sess)
-		}
+		return nil, fmt.Errorf("%w: no session is stopped or over its cap", ErrNoSession)
 	}
-	switch {
-	case prefix == "":
-		return nil, fmt.Errorf("%w: no session is stopped", ErrNoSession)
-	case len(found) == 0:
+	switch len(all) {
+	case 0:
 		return nil, fmt.Errorf("%w: no session id starts with %q", ErrNoSession, prefix)
-	case len(found) > 1:
-		return nil, fmt.Errorf("%q names %d sessions; give more of the id", prefix, len(found))
+	case 1:
+		return all[0], nil
 	}
-	return found[0], nil
+	return nil, fmt.Errorf("%q names %d sessions; give more of the id", prefix, len(all))
 }
 
 // Allow raises one session's cap (or its current prompt's) by add dollars,

@@ -157,6 +157,15 @@ func (a Answer) encodeCodex() []byte {
 	return marshal(out)
 }
 
+// received names the decision as the agent gets it, for what people read
+// (status, replay, the decision log): Codex has no ask, it gets a deny.
+func received(h Harness, k Kind) string {
+	if h == Codex && k == Ask {
+		return Deny.String()
+	}
+	return k.String()
+}
+
 func decision(d, reason string) *preToolUse {
 	return &preToolUse{HookEventName: "PreToolUse", PermissionDecision: d, PermissionDecisionReason: reason}
 }

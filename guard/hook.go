@@ -288,30 +288,23 @@ func (h *Hook) runWires(c *call, daily float64) Answer {
 // record keeps what the answer decided in the session and the decision log.
 func (h *Hook) record(c *call, ans Answer) error {
 	var last *Decision
+	lastKind := None
 	for _, v := range ans.Verdicts {
+		// The decision as the agent received it (Codex has no ask).
 		d := Decision{
 			Time: c.now.UTC(), Harness: c.in.Harness, Session: c.in.SessionID,
-			Wire: v.Wire, Decision: v.Kind.String(), Tool: c.Tool, Summary: v.Reason,
+			Wire: v.Wire, Decision: received(c.in.Harness, v.Kind), Tool: c.Tool, Summary: v.Reason,
 		}
 		if err := appendDecision(filepath.Join(h.StateDir, DecisionLogName), d); err != nil {
 			return fmt.Errorf("writing decision log: %w", err)
 		}
-		if last == nil || v.Kind >= kindOf(last.Decision) {
+		if last == nil || v.Kind >= lastKind {
 			dd := d
-			last = &dd
+			last, lastKind = &dd, v.Kind
 		}
 	}
 	if last != nil {
 		c.sess.Last = last
 	}
 	return nil
-}
-
-func kindOf(s string) Kind {
-	for k := None; k <= Stop; k++ {
-		if k.String() == s {
-			return k
-		}
-	}
-	return None
 }

@@ -164,14 +164,6 @@ func codexRunsHook(name string) bool {
 	return codexShellTools[name] || name == "apply_patch" || strings.HasPrefix(name, "mcp__")
 }
 
-// received is the decision as the agent gets it: Codex has no ask.
-func received(h Harness, k Kind) string {
-	if h == Codex && k == Ask {
-		return Deny.String()
-	}
-	return k.String()
-}
-
 // hookView turns a recorded tool call into the input the hook would have
 // received: Codex records its shell tool by its model-facing name
 // (exec_command, shell) and arguments, and sends hooks "Bash" with a

@@ -21,7 +21,7 @@ type View struct {
 	CapUSD       float64   `json:"cap_usd"`
 	PromptUSD    float64   `json:"prompt_spend_usd"`
 	PromptCapUSD float64   `json:"prompt_cap_usd"`
-	State        string    `json:"state"` // ok, warned, stopped
+	State        State     `json:"state"`
 	Calls        int       `json:"calls"`
 	FailureRun   int       `json:"failure_run"`
 	RepeatRun    int       `json:"repeat_run"`
@@ -31,25 +31,79 @@ type View struct {
 	Transcript   string    `json:"transcript,omitempty"`
 }
 
-// Views reads every guarded session (or those whose id starts with
-// prefix), brings each one's spend up to date with its transcripts' new
-// bytes, and writes nothing. Most recent first.
-func (s *Store) Views(ctx context.Context, prefix string, p configs.Policy, pr Pricer) ([]View, error) {
+// State is where a session stands against its caps. status shows it and
+// allow picks by it, so the two always agree.
+type State string
+
+const (
+	StateOK     State = "ok"
+	StateWarned State = "warned" // past the warn share of a cap
+	// StateOverCap: spent up to a cap the hook has not stopped the session
+	// at yet (the cap was lowered, or no call came since): its next call is
+	// stopped.
+	StateOverCap State = "over-cap"
+	// StateStopped: the hook stopped the session at a cap it is still at;
+	// every call is stopped until the person raises the cap.
+	StateStopped State = "stopped"
+)
+
+// NeedsAllow reports whether the session waits for the person to raise a
+// cap (runaway allow).
+func (st State) NeedsAllow() bool { return st == StateStopped || st == StateOverCap }
+
+// State says where the session stands against the session and prompt caps
+// of policy p, with the spend it has recorded.
+func (s *Session) State(p configs.Policy) State {
+	sessionCap, promptCap := s.SessionCap(p), 0.0
+	promptUSD := 0.0
+	if s.Spend.Prompt.ID != "" {
+		promptCap, promptUSD = s.PromptCap(p), s.Spend.Prompt.USD(s.Spend.USD)
+	}
+	overSession, overPrompt := over(s.Spend.USD, sessionCap), over(promptUSD, promptCap)
+	switch {
+	case overSession && s.Spend.Stopped, overPrompt && s.Spend.Prompt.Stopped:
+		return StateStopped
+	case overSession, overPrompt:
+		return StateOverCap
+	case over(s.Spend.USD, p.WarnAt*sessionCap), over(promptUSD, p.WarnAt*promptCap):
+		return StateWarned
+	}
+	return StateOK
+}
+
+// current reads every guarded session (or those whose id starts with
+// prefix) and brings each one's spend up to date with its transcripts' new
+// bytes, on a copy: it writes nothing. Most recent first.
+func (s *Store) current(ctx context.Context, prefix string, pr Pricer) ([]*Session, error) {
 	sessions, err := s.Sessions()
 	if err != nil {
 		return nil, err
 	}
-	var out []View
+	var out []*Session
 	for _, sess := range sessions {
 		if !strings.HasPrefix(sess.SessionID, prefix) {
 			continue
 		}
-		// Read on a copy: status never writes the hook's state.
 		cp := clone(sess)
 		if _, err := cp.readTranscripts(ctx, cp.Harness, cp.Spend.Transcript, "", pr); err != nil {
 			cp = sess
 		}
-		out = append(out, cp.view(p))
+		out = append(out, cp)
+	}
+	return out, nil
+}
+
+// Views reads every guarded session (or those whose id starts with
+// prefix), up to date with its transcripts, as status shows them. It
+// writes nothing. Most recent first.
+func (s *Store) Views(ctx context.Context, prefix string, p configs.Policy, pr Pricer) ([]View, error) {
+	sessions, err := s.current(ctx, prefix, pr)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]View, 0, len(sessions))
+	for _, sess := range sessions {
+		out = append(out, sess.view(p))
 	}
 	return out, nil
 }
@@ -69,7 +123,7 @@ func (s *Session) view(p configs.Policy) View {
 		SpendUSD: roundMicro(s.Spend.USD), Estimated: s.Spend.Estimated, CapUSD: s.SessionCap(p),
 		Calls: s.Calls, FailureRun: s.Failures.Run, RepeatRun: sameRun(s.Recent),
 		LastDecision: s.Last, StartedAt: s.Started, UpdatedAt: s.Updated,
-		Transcript: s.Spend.Transcript, State: "ok",
+		Transcript: s.Spend.Transcript, State: s.State(p),
 	}
 	if v.Models == nil {
 		v.Models = []string{}
@@ -77,12 +131,6 @@ func (s *Session) view(p configs.Policy) View {
 	if s.Spend.Prompt.ID != "" {
 		v.PromptUSD = s.Spend.Prompt.USD(s.Spend.USD)
 		v.PromptCapUSD = s.PromptCap(p)
-	}
-	switch {
-	case over(v.SpendUSD, v.CapUSD) || over(v.PromptUSD, v.PromptCapUSD):
-		v.State = "stopped"
-	case over(v.SpendUSD, p.WarnAt*v.CapUSD) || over(v.PromptUSD, p.WarnAt*v.PromptCapUSD):
-		v.State = "warned"
 	}
 	return v
 }

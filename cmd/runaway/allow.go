@@ -53,24 +53,25 @@ func runAllow(w io.Writer, o allowOptions) error {
 		return &userError{msg: "say how many dollars to add to the cap with --add", hints: []string{"runaway allow --add 10"}, code: exitUsage}
 	}
 	store := &guard.Store{Dir: stateDir()}
-	found, err := store.Find(o.session)
+	policy, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
+	pricer, _ := guard.NewPricer(policy)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	found, err := store.Find(ctx, o.session, policy, pricer)
 	if err != nil {
 		return failf([]string{"runaway status"}, "%v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 	sess, err := store.Allow(ctx, found.Harness, found.SessionID, o.add, o.prompt)
 	if err != nil {
 		return failf([]string{fmt.Sprintf("runaway allow %s --add %g", found.SessionID, o.add)}, "raising the cap: %v", err)
 	}
-	policy, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
 	if o.prompt {
 		fmt.Fprintf(w, "Raised the prompt cap of %s session %s by $%.2f to $%.2f (spent on this prompt: $%.2f).\n",
-			sess.Harness, sess.SessionID, o.add, sess.PromptCap(policy), sess.Spend.Prompt.USD(sess.Spend.USD))
+			sess.Harness, sess.SessionID, o.add, sess.PromptCap(policy), found.Spend.Prompt.USD(found.Spend.USD))
 		return nil
 	}
 	fmt.Fprintf(w, "Raised the cap of %s session %s by $%.2f to $%.2f (spent: $%.2f).\n",
-		sess.Harness, sess.SessionID, o.add, sess.SessionCap(policy), sess.Spend.USD)
+		sess.Harness, sess.SessionID, o.add, sess.SessionCap(policy), found.Spend.USD)
 	if sess.Harness == guard.Claude {
 		fmt.Fprintf(w, "To go on: claude --resume %s\n", sess.SessionID)
 	}
