@@ -31,6 +31,13 @@ type Policy struct {
 	FailureRun int `json:"failure_run"`
 	// RepeatRun is how many identical calls in a row make runaway ask.
 	RepeatRun int `json:"repeat_run"`
+	// Escalate ends the turn when a loop or failure wire triggers again in
+	// the same prompt after its ask (Codex: its deny) was refused: with
+	// nobody to answer (claude -p, codex exec) an ask alone stops nothing.
+	Escalate bool `json:"escalate"`
+	// NotifyCommand is a shell command runaway starts, detached, whenever
+	// it stops, asks or denies for a wire, with the event as JSON on stdin.
+	NotifyCommand string `json:"notify_command,omitempty"`
 	// Prices adds or overrides model prices; the pricing package defines
 	// the shape of each value.
 	Prices map[string]json.RawMessage `json:"prices,omitempty"`
@@ -51,6 +58,7 @@ func DefaultPolicy() Policy {
 		WarnAt:        DefaultWarnAt,
 		FailureRun:    DefaultFailureRun,
 		RepeatRun:     DefaultRepeatRun,
+		Escalate:      true,
 	}
 }
 
@@ -112,7 +120,7 @@ func (p *Policy) readFile(path string) error {
 
 // PolicyFields are the JSON names of the fields the environment can
 // override, in the order people read them.
-var PolicyFields = []string{"session_cap_usd", "warn_at", "prompt_cap_usd", "daily_cap_usd", "failure_run", "repeat_run", "prices"}
+var PolicyFields = []string{"session_cap_usd", "warn_at", "prompt_cap_usd", "daily_cap_usd", "failure_run", "repeat_run", "escalate", "notify_command", "prices"}
 
 // EnvName is the environment variable that overrides one field.
 func EnvName(field string) string { return EnvPrefix + strings.ToUpper(field) }
@@ -147,6 +155,15 @@ func (p *Policy) setField(name, s string) error {
 		return integer(&p.FailureRun)
 	case "repeat_run":
 		return integer(&p.RepeatRun)
+	case "escalate":
+		v, err := strconv.ParseBool(s)
+		if err == nil {
+			p.Escalate = v
+		}
+		return err
+	case "notify_command":
+		p.NotifyCommand = s
+		return nil
 	case "prices":
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(s), &m); err != nil {

@@ -56,3 +56,27 @@ func TestLoadPolicyBadInput(t *testing.T) {
 		t.Fatalf("%+v %v", p, problems)
 	}
 }
+
+// Escalation is on unless the file or the environment turns it off;
+// notify_command comes from either, the environment winning.
+func TestLoadPolicyEscalateAndNotify(t *testing.T) {
+	dir := t.TempDir()
+	p, _ := LoadPolicy(filepath.Join(dir, "none"), env(nil))
+	if !p.Escalate || p.NotifyCommand != "" {
+		t.Fatalf("defaults: %+v", p)
+	}
+	path := filepath.Join(dir, "config.json")
+	os.WriteFile(path, []byte(`{"escalate": false, "notify_command": "notify-send runaway"}`), 0o600)
+	p, problems := LoadPolicy(path, env(nil))
+	if len(problems) != 0 || p.Escalate || p.NotifyCommand != "notify-send runaway" {
+		t.Fatalf("file: %+v %v", p, problems)
+	}
+	p, problems = LoadPolicy(path, env(map[string]string{"RUNAWAY_ESCALATE": "true", "RUNAWAY_NOTIFY_COMMAND": "cat >> /tmp/n"}))
+	if len(problems) != 0 || !p.Escalate || p.NotifyCommand != "cat >> /tmp/n" {
+		t.Fatalf("env: %+v %v", p, problems)
+	}
+	p, problems = LoadPolicy(path, env(map[string]string{"RUNAWAY_ESCALATE": "sometimes"}))
+	if len(problems) != 1 || p.Escalate {
+		t.Fatalf("bad env: %+v %v", p, problems)
+	}
+}

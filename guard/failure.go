@@ -21,6 +21,7 @@ const oursCap = 32
 
 // addResult counts one tool result into the run.
 func (s *Session) addResult(r transcripts.ToolResult) {
+	s.Escalation.settle(r)
 	f := &s.Failures
 	if i := slices.Index(f.Ours, r.ToolUseID); i >= 0 && r.ToolUseID != "" {
 		f.Ours = slices.Delete(f.Ours, i, i+1)

@@ -42,6 +42,8 @@ type Hook struct {
 	// Prices builds the pricer for a policy; nil: NewPricer.
 	Prices    func(configs.Policy) (Pricer, []error)
 	extraWire func(*Session) Verdict // tests only: a wire that misbehaves
+	// replay: nobody answers an ask, as in an unwatched run.
+	replay bool
 }
 
 // call is one tool call on its way through the wires.
@@ -196,6 +198,7 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byt
 func (h *Hook) readSpend(ctx context.Context, c *call) float64 {
 	s := c.sess
 	s.notePrompt(c.in.promptKey())
+	s.Escalation.enterPrompt(c.in.promptKey())
 	before := s.Spend.USD
 	rctx, cancel := context.WithTimeout(ctx, h.readBudget(ctx))
 	defer cancel()
@@ -269,8 +272,18 @@ func (h *Hook) runWires(c *call, daily float64) Answer {
 			ans.Verdicts = append(ans.Verdicts, v)
 		}
 	}
-	add(loopWire(s, c.Call, c.policy.RepeatRun))
-	add(failureWire(s, c.policy.FailureRun))
+	halt := s.Escalation.halted(c.in.promptKey())
+	add(halt)
+	// An ask of the loop or failure wire becomes a stop when the same
+	// wire's ask was refused before in this prompt (see Escalation).
+	asks := func(v Verdict) Verdict {
+		if v.Kind != Ask || !c.policy.Escalate || halt.Kind != None {
+			return v
+		}
+		return s.Escalation.escalate(v, c.in.Harness, c.in.ToolUseID, c.in.Harness == Codex || h.replay)
+	}
+	add(asks(loopWire(s, c.Call, c.policy.RepeatRun)))
+	add(asks(failureWire(s, c.policy.FailureRun)))
 	for _, v := range spendWire(s, c.policy, daily) {
 		add(v)
 	}

@@ -42,7 +42,7 @@ func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs
 	}
 	p.DailyCapUSD, p.PromptCapUSD = 0, 0
 	sess := &Session{Version: stateVersion, Harness: h, SessionID: replaySessionID(path)}
-	hook := &Hook{}
+	hook := &Hook{replay: true}
 	var out []ReplayDecision
 	calls := 0
 	decide := func(tc transcripts.ToolCall) {

@@ -22,9 +22,12 @@ func realFixtures(t *testing.T) string {
 	return dir
 }
 
+// replayPolicy is a policy without escalation, which the independent
+// script below does not model; TestReplayEscalatesRealSession adds it.
 func replayPolicy(cap float64, failures, repeats int) configs.Policy {
 	p := configs.DefaultPolicy()
 	p.SessionCapUSD, p.FailureRun, p.RepeatRun = cap, failures, repeats
+	p.Escalate = false
 	return p
 }
 
@@ -90,6 +93,24 @@ func TestReplayMatchesIndependentFigures(t *testing.T) {
 		if calls != c.calls || strings.Join(got, ", ") != strings.Join(c.want, ", ") {
 			t.Errorf("%s: %d calls, decisions\n  %s\nwant %d calls,\n  %s", filepath.Base(c.file), calls, strings.Join(got, ", "), c.calls, strings.Join(c.want, ", "))
 		}
+	}
+}
+
+// With escalation, the failure wire's second trigger in the recording (at
+// call 19 in the figures above) ends the turn, since nobody answered the
+// first ask; the ask after it (67) starts a new round.
+func TestReplayEscalatesRealSession(t *testing.T) {
+	real := realFixtures(t)
+	p := replayPolicy(2, 2, 2)
+	p.Escalate = true
+	ds, _ := replayFile(t, filepath.Join(real, "claude-code/daaain__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/37f83ec9-f2ea-42a9-925e-0d5c105cb6e8.jsonl"), p)
+	var got []string
+	for _, d := range ds {
+		got = append(got, fmt.Sprintf("%d %s %s", d.Call, d.Wire, d.Decision))
+	}
+	want := "12 failure ask, 19 failure stop, 63 spend warn, 67 failure ask, 77 spend stop"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("decisions\n  %s\nwant\n  %s", strings.Join(got, ", "), want)
 	}
 }
 

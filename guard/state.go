@@ -39,6 +39,8 @@ type Session struct {
 	Spend Spend `json:"spend"`
 	// Failures is the failure wire's run.
 	Failures Failures `json:"failures"`
+	// Escalation follows refused asks within the current prompt.
+	Escalation Escalation `json:"escalation,omitzero"`
 }
 
 // Call is one tool call as the loop wire remembers it.

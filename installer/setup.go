@@ -44,6 +44,11 @@ type SetupOptions struct {
 	WarnAt     *float64
 	FailureRun *int
 	RepeatRun  *int
+	// Escalate turns escalation on or off (see guard.Escalation).
+	Escalate *bool
+	// Notify is the notify_command: "" in it removes none, it sets ""
+	// (no notifications).
+	Notify *string
 	// Project, when set, also wires Claude Code into that project's
 	// .claude/settings.local.json (at its git repository root).
 	Project string
@@ -265,6 +270,12 @@ func configSettings(opts SetupOptions) []configs.ConfigSetting {
 	}
 	if opts.RepeatRun != nil {
 		out = append(out, configs.ConfigSetting{Key: "repeat_run", Value: *opts.RepeatRun, Comment: "Ask after this many identical tool calls in a row."})
+	}
+	if opts.Escalate != nil {
+		out = append(out, configs.ConfigSetting{Key: "escalate", Value: *opts.Escalate, Comment: "End the turn when a wire asks again in the same prompt after its ask was refused (false: keep asking)."})
+	}
+	if opts.Notify != nil {
+		out = append(out, configs.ConfigSetting{Key: "notify_command", Value: *opts.Notify, Comment: "A shell command started (detached, with the event as JSON on stdin) when runaway stops, asks or denies; \"\" for none."})
 	}
 	return out
 }

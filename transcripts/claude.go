@@ -143,7 +143,7 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 			}
 		}
 	}
-	var typ, reqID, ts, id, model, usage []byte
+	var typ, reqID, ts, id, model, usage, decision []byte
 	var blocksBuf [4]claudeBlock
 	blocks := blocksBuf[:0]
 	wantBlocks := sink.ToolCall != nil || sink.ToolResult != nil
@@ -215,6 +215,21 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 			reqID, end, err = span(line, v)
 		case "timestamp":
 			ts, end, err = span(line, v)
+		case "permissionDecision":
+			// {"decision": "accept"|"reject", "source": …} on a tool result's
+			// user line (Claude Code 2.1.3xx): whether the call ran.
+			if sink.ToolResult == nil || line[v] != '{' {
+				return skipValue(line, v)
+			}
+			return walkFields(line, v, func(k []byte, v int) (int, error) {
+				if string(k) != "decision" {
+					return skipValue(line, v)
+				}
+				var end int
+				var err error
+				decision, end, err = span(line, v)
+				return end, err
+			})
 		case "message":
 			if line[v] == '{' {
 				return walkFields(line, v, message)
@@ -252,7 +267,7 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 			t := parseTime(ts)
 			for _, bl := range blocks {
 				if str(bl.typ) == "tool_result" {
-					sink.ToolResult(ToolResult{File: file, ToolUseID: str(bl.toolUseID), Failed: bl.isError, Time: t})
+					sink.ToolResult(ToolResult{File: file, ToolUseID: str(bl.toolUseID), Failed: bl.isError, Refused: str(decision) == "reject", Time: t})
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -213,5 +214,29 @@ func TestClaudeApiRequestBlobNotCounted(t *testing.T) {
 	}
 	if got.Usage.Input != 10 || got.Usage.Output != 5 {
 		t.Errorf("usage %+v: the <synthetic> response must not count", got.Usage)
+	}
+}
+
+// Claude Code 2.1.328 marks each tool result's user line with the
+// permission decision: "reject" when a hook's deny or an unanswered ask kept
+// the call from running (as seen in a real -p run), "accept" when it ran.
+func TestClaudeRefusedToolResult(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	lines := `{"parentUuid":"a","promptId":"p1","type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"Exit code 1","is_error":true,"tool_use_id":"toolu_ran"}]},"permissionDecision":{"decision":"accept","source":"config","reasonType":"rule","ruleSource":"cliArg"},"toolUseResult":"Error: Exit code 1"}
+{"parentUuid":"b","promptId":"p1","type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"runaway: the same Bash call 5 times in a row","is_error":true,"tool_use_id":"toolu_asked"}]},"permissionDecision":{"decision":"reject","source":"config","reasonCode":"hook:PreToolUse"},"toolUseResult":"Error: runaway: the same Bash call 5 times in a row"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"old","is_error":true,"tool_use_id":"toolu_old"}]}}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	refused := map[string]bool{}
+	var pos Position
+	sink := Sink{ToolResult: func(r ToolResult) { refused[r.ToolUseID] = r.Refused }}
+	if _, err := ReadClaude(context.Background(), path, &pos, sink); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"toolu_ran": false, "toolu_asked": true, "toolu_old": false}
+	if !maps.Equal(refused, want) {
+		t.Errorf("refused = %v, want %v", refused, want)
 	}
 }

@@ -93,6 +93,10 @@ type ToolResult struct {
 	// Blocked is the reason a hook gave when it denied the call, where the
 	// file says so (Gemini CLI, which sends no call id to the hook).
 	Blocked string
+	// Refused: the agent did not run the call because a permission check
+	// said no (Claude Code's permissionDecision "reject": a hook's deny, an
+	// ask nobody approved, the person's no). Unknown is false.
+	Refused bool
 	Time    time.Time
 }
 

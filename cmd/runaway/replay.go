@@ -40,6 +40,9 @@ type replayPolicy struct {
 	WarnAt        float64 `json:"warn_at"`
 	FailureRun    int     `json:"failure_run"`
 	RepeatRun     int     `json:"repeat_run"`
+	// Escalate: an ask counts as refused (nobody answers a replay), so the
+	// same wire triggering again ends the turn, as in an unwatched run.
+	Escalate bool `json:"escalate"`
 }
 
 type replayOptions struct {
@@ -48,6 +51,7 @@ type replayOptions struct {
 	warnAt   float64
 	failures int
 	repeats  int
+	escalate bool
 }
 
 func newReplayCmd() *cobra.Command {
@@ -62,7 +66,9 @@ what it cost per model and in total, priced like the hook prices it.
 It then replays the session call by call through runaway's wires, with the
 current policy or the one given by the flags, and lists where runaway would
 have warned, asked, denied or stopped: tune your caps on your own history.
-The prompt and daily caps are not replayed.`,
+Nobody answers a replay's asks: as in an unwatched run, an ask counts as
+refused, and the same wire triggering again ends the turn (--escalate=false
+keeps it an ask). The prompt and daily caps are not replayed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := replay(args[0], cmd, o)
@@ -83,6 +89,7 @@ The prompt and daily caps are not replayed.`,
 	cmd.Flags().Float64Var(&o.warnAt, "warn-at", 0, "share of the cap that warns (default: the config's)")
 	cmd.Flags().IntVar(&o.failures, "failures", 0, "failed tool results in a row that ask (default: the config's)")
 	cmd.Flags().IntVar(&o.repeats, "repeats", 0, "identical calls in a row that ask (default: the config's)")
+	cmd.Flags().BoolVar(&o.escalate, "escalate", true, "end the turn when a wire that asked triggers again (default: the config's)")
 	return cmd
 }
 
@@ -113,6 +120,9 @@ func replayPolicyFrom(cmd *cobra.Command, o replayOptions) (configs.Policy, erro
 			return p, usageError(fmt.Errorf("--repeats takes 2 or more, not %d", o.repeats))
 		}
 		p.RepeatRun = o.repeats
+	}
+	if f.Changed("escalate") {
+		p.Escalate = o.escalate
 	}
 	return p, nil
 }
@@ -153,7 +163,7 @@ func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, er
 	if r.Decisions == nil {
 		r.Decisions = []guard.ReplayDecision{}
 	}
-	r.Policy = replayPolicy{SessionCapUSD: policy.SessionCapUSD, WarnAt: policy.WarnAt, FailureRun: policy.FailureRun, RepeatRun: policy.RepeatRun}
+	r.Policy = replayPolicy{SessionCapUSD: policy.SessionCapUSD, WarnAt: policy.WarnAt, FailureRun: policy.FailureRun, RepeatRun: policy.RepeatRun, Escalate: policy.Escalate}
 	return r, nil
 }
 
@@ -191,7 +201,11 @@ func printReplayDecisions(w io.Writer, r *replayReport) {
 	if p.SessionCapUSD > 0 {
 		capText = fmt.Sprintf("session cap $%.2f (warn at %.0f%%)", p.SessionCapUSD, 100*p.WarnAt)
 	}
-	fmt.Fprintf(w, "\n%d tool calls replayed with %s, %d failures or %d repeats in a row:\n", r.Calls, capText, p.FailureRun, p.RepeatRun)
+	escalation := ""
+	if !p.Escalate {
+		escalation = ", asks never escalated"
+	}
+	fmt.Fprintf(w, "\n%d tool calls replayed with %s, %d failures or %d repeats in a row%s:\n", r.Calls, capText, p.FailureRun, p.RepeatRun, escalation)
 	if len(r.Decisions) == 0 {
 		fmt.Fprintln(w, "runaway would not have stepped in.")
 		return

@@ -21,6 +21,8 @@ func init() { register(newSetupCmd) }
 func newSetupCmd() *cobra.Command {
 	var (
 		yes, dryRun       bool
+		escalate          bool
+		notify            string
 		harnesses         []string
 		project           string
 		capUSD, warnAt    float64
@@ -54,6 +56,12 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 			if f.Changed("repeats") {
 				opts.RepeatRun = &repeats
 			}
+			if f.Changed("escalate") {
+				opts.Escalate = &escalate
+			}
+			if f.Changed("notify") {
+				opts.Notify = &notify
+			}
 			return runSetup(cmd, opts, yes, dryRun)
 		},
 	}
@@ -66,6 +74,8 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 	f.Float64Var(&warnAt, "warn-at", configs.DefaultWarnAt, "warn once when this share of the cap is spent (0-1)")
 	f.IntVar(&failures, "failures", configs.DefaultFailureRun, "ask after this many failed tool calls in a row")
 	f.IntVar(&repeats, "repeats", configs.DefaultRepeatRun, "ask after this many identical tool calls in a row")
+	f.BoolVar(&escalate, "escalate", true, "end the turn when a wire asks again after its ask was refused (--escalate=false: keep asking)")
+	f.StringVar(&notify, "notify", "", "shell `COMMAND` to start when runaway stops, asks or denies (the event as JSON on stdin; \"\" for none)")
 	return cmd
 }
 

@@ -1,0 +1,98 @@
+package guard
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/runaway-guard/runaway/transcripts"
+)
+
+// Escalation is where the session stands on going on after a refused ask.
+// An ask stops only the one call, and with nobody to answer it (claude -p,
+// a script) the agent is refused and tries again. So when a loop or failure
+// wire triggers again within the same prompt after its ask was refused (in
+// Codex, which cannot ask, after its deny), runaway ends the turn: Claude
+// Code's stop, and in Codex a deny of every call until the next prompt.
+type Escalation struct {
+	// Prompt is the prompt (Claude Code's prompt_id, Codex's turn_id) the
+	// asks below were made in; a new prompt starts everything over.
+	Prompt string  `json:"prompt,omitempty"`
+	Asks   []Asked `json:"asks,omitempty"`
+	// Halt is the reason the turn was ended, and HaltWire its wire: every
+	// later call of the same prompt is stopped with it.
+	Halt     string `json:"halt,omitempty"`
+	HaltWire string `json:"halt_wire,omitempty"`
+}
+
+// Asked is a wire's latest ask in the prompt.
+type Asked struct {
+	Wire      string `json:"wire"`
+	ToolUseID string `json:"id,omitempty"`
+	// Refused: the asked call did not run. Settled: that is known (Claude
+	// Code tells it with the call's result; a Codex deny is refused when
+	// made).
+	Refused bool `json:"refused,omitempty"`
+	Settled bool `json:"settled,omitempty"`
+}
+
+// enterPrompt starts the escalation over when the call belongs to another
+// prompt than the asks before it.
+func (e *Escalation) enterPrompt(key string) {
+	if key != e.Prompt {
+		*e = Escalation{Prompt: key}
+	}
+}
+
+// settle learns from a tool result whether an asked call was refused. An
+// approved ask is forgotten: the wire's run starts over as if it had not
+// asked.
+func (e *Escalation) settle(r transcripts.ToolResult) {
+	i := slices.IndexFunc(e.Asks, func(a Asked) bool { return !a.Settled && a.ToolUseID != "" && a.ToolUseID == r.ToolUseID })
+	if i < 0 {
+		return
+	}
+	if !r.Refused {
+		e.Asks = slices.Delete(e.Asks, i, i+1)
+		return
+	}
+	e.Asks[i].Refused, e.Asks[i].Settled = true, true
+}
+
+// halted is the stop for a call of a prompt whose turn runaway ended.
+func (e *Escalation) halted(promptKey string) Verdict {
+	if e.Halt == "" || e.Prompt != promptKey {
+		return Verdict{}
+	}
+	return Verdict{Kind: Stop, Wire: e.HaltWire, Reason: e.Halt, ModelHint: haltHint}
+}
+
+const haltHint = "Do not retry: runaway refuses every call until the person sends a new prompt. Tell the person what you tried and why it did not work, and stop."
+
+// escalate turns an ask of a loop or failure wire into a stop when the
+// same wire's last ask in this prompt was refused; otherwise it records the
+// ask. settled says the ask is refused as it is made (Codex, which denies
+// instead; a replay, where nobody answers).
+func (e *Escalation) escalate(v Verdict, h Harness, toolUseID string, settled bool) Verdict {
+	i := slices.IndexFunc(e.Asks, func(a Asked) bool { return a.Wire == v.Wire })
+	if i >= 0 && e.Asks[i].Refused {
+		e.Asks = slices.Delete(e.Asks, i, i+1)
+		what := "runaway asked about this earlier in this prompt, the call was refused, and the agent went on the same way: runaway ends the turn."
+		if h == Codex {
+			what = "runaway denied this earlier in this prompt and the agent went on the same way: runaway denies every call until the next prompt."
+		}
+		stop := Verdict{Kind: Stop, Wire: v.Wire, Reason: strings.TrimSuffix(v.Reason, ".") + "; " + what, ModelHint: haltHint}
+		if e.Prompt != "" {
+			// Without a prompt key the end of the turn cannot be told:
+			// only this call is stopped.
+			e.Halt, e.HaltWire = stop.Reason, stop.Wire
+		}
+		return stop
+	}
+	a := Asked{Wire: v.Wire, ToolUseID: toolUseID, Refused: settled, Settled: settled}
+	if i >= 0 {
+		e.Asks[i] = a
+	} else {
+		e.Asks = append(e.Asks, a)
+	}
+	return v
+}
