@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"maps"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -236,7 +236,7 @@ func TestClaudeRefusedToolResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]bool{"toolu_ran": false, "toolu_asked": true, "toolu_old": false}
-	if !maps.Equal(refused, want) {
+	if fmt.Sprint(refused) != fmt.Sprint(want) {
 		t.Errorf("refused = %v, want %v", refused, want)
 	}
 }
