@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,7 +41,8 @@ func ReadClaude(ctx context.Context, transcriptPath string, pos *Position, sink 
 	}
 	pos.file(filepath.Base(main))
 	discoverClaude(main, pos)
-	return readFiles(ctx, pos, sink, func(fp *FilePos) { fp.Claude = nil }, claudeLine)
+	// A file read again keeps what it counted: see FilePos.Counted.
+	return readFiles(ctx, pos, sink, func(*FilePos) {}, claudeLine)
 }
 
 // ClaudeSessionFiles lists the files ReadClaude reads for the transcript at
@@ -266,7 +268,7 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 		if sink.ToolResult != nil {
 			t := parseTime(ts)
 			for _, bl := range blocks {
-				if str(bl.typ) == "tool_result" {
+				if str(bl.typ) == "tool_result" && (len(bl.toolUseID) == 0 || fp.firstTime(recordKey("result", str(bl.toolUseID)))) {
 					sink.ToolResult(ToolResult{File: file, ToolUseID: str(bl.toolUseID), Failed: bl.isError, Refused: str(decision) == "reject", Time: t})
 				}
 			}
@@ -276,10 +278,15 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 
 // claudeCount applies the largest-usage rule: a response already seen is
 // yielded again only when this line's usage is larger, with Counted set to
-// what was yielded before.
+// what was yielded before. A file read again after it was replaced yields
+// none of the responses it yielded before.
 func claudeCount(r Response, fp *FilePos, sink *Sink) {
 	if r.MessageID == "" {
-		sink.response(r) // nothing to dedupe on
+		// Nothing to dedupe on within the file; the line's time and usage
+		// tell it when the file is read again.
+		if fp.firstTime(recordKey("line", fmt.Sprintf("%d:%+v", r.Time.UnixNano(), r.Usage))) {
+			sink.response(r)
+		}
 		return
 	}
 	if fp.Claude == nil {
@@ -297,6 +304,9 @@ func claudeCount(r Response, fp *FilePos, sink *Sink) {
 			sink.response(r)
 			return
 		}
+	}
+	if !fp.firstTime(recordKey("response", key)) {
+		return
 	}
 	if len(st.Recent) == recentMax {
 		copy(st.Recent, st.Recent[1:])

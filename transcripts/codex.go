@@ -32,13 +32,7 @@ type codexState struct {
 	Meta   bool  `json:"s,omitempty"`
 	Replay bool  `json:"r,omitempty"`
 	MetaMs int64 `json:"t,omitempty"`
-	// Results holds the call ids whose result was yielded lately: a call can
-	// be reported by a structured event and by its output text.
-	Results []string `json:"k,omitempty"`
 }
-
-// resultsMax bounds codexState.Results.
-const resultsMax = 16
 
 // replayBurst is how long after a child rollout began its replayed lines may
 // be stamped: Codex rewrites the copied history to the fork instant and
@@ -62,11 +56,18 @@ func ReadCodex(ctx context.Context, rolloutPath string, pos *Position, sink Sink
 	}
 	pos.file(filepath.Base(main))
 	discoverCodex(main, pos)
-	return readFiles(ctx, pos, sink, func(fp *FilePos) { fp.Codex = nil }, func(line []byte, file string, fp *FilePos, sink *Sink) {
+	// A file read again keeps the thread's cumulative count, so that the
+	// usage it counted is not counted again; the rest starts over.
+	reset := func(fp *FilePos) {
+		if fp.Codex != nil {
+			fp.Codex = &codexState{Model: fp.Codex.Model, Counted: fp.Codex.Counted}
+		}
+	}
+	return readFiles(ctx, pos, sink, reset, func(line []byte, file string, fp *FilePos, sink *Sink) {
 		if fp.Codex == nil {
 			fp.Codex = &codexState{}
 		}
-		codexLine(line, file, fp.Codex, sink)
+		codexLine(line, file, fp, sink)
 	})
 }
 
@@ -134,7 +135,8 @@ type codexPayload struct {
 }
 
 // codexLine handles one rollout line.
-func codexLine(line []byte, file string, st *codexState, sink *Sink) {
+func codexLine(line []byte, file string, fp *FilePos, sink *Sink) {
+	st := fp.Codex
 	hit := false
 	for _, tag := range codexTags {
 		if bytes.Contains(line, tag) {
@@ -198,19 +200,19 @@ func codexLine(line []byte, file string, st *codexState, sink *Sink) {
 				codexUsage(p.Info.Total.cum(), "", t, file, st, sink)
 			}
 		case "exec_command_end":
-			codexResult(p.CallID, p.Status == "failed" || (p.ExitCode != nil && *p.ExitCode != 0), t, file, st, sink)
+			codexResult(p.CallID, p.Status == "failed" || (p.ExitCode != nil && *p.ExitCode != 0), t, file, fp, sink)
 		case "patch_apply_end":
-			codexResult(p.CallID, p.Success != nil && !*p.Success, t, file, st, sink)
+			codexResult(p.CallID, p.Success != nil && !*p.Success, t, file, fp, sink)
 		case "item_completed":
 			if p.Item != nil && p.Item.Type == "CommandExecution" {
-				codexResult(p.Item.ID, p.Item.Status == "failed" || (p.Item.ExitCode != nil && *p.Item.ExitCode != 0), t, file, st, sink)
+				codexResult(p.Item.ID, p.Item.Status == "failed" || (p.Item.ExitCode != nil && *p.Item.ExitCode != 0), t, file, fp, sink)
 			}
 		}
 	case "response_item":
 		switch p.Type {
 		case "function_call_output", "custom_tool_call_output":
 			if failed, ok := outputOutcome(p.Output); ok {
-				codexResult(p.CallID, failed, t, file, st, sink)
+				codexResult(p.CallID, failed, t, file, fp, sink)
 			}
 		case "function_call":
 			if sink.ToolCall != nil && !st.Replay {
@@ -267,20 +269,16 @@ func codexUsage(c codexCum, respID string, t time.Time, file string, st *codexSt
 	})
 }
 
-func codexResult(callID string, failed bool, t time.Time, file string, st *codexState, sink *Sink) {
+func codexResult(callID string, failed bool, t time.Time, file string, fp *FilePos, sink *Sink) {
+	st := fp.Codex
 	if callID == "" || st.Replay {
 		return
 	}
-	for _, id := range st.Results {
-		if id == callID {
-			return
-		}
+	// A call can be reported by a structured event and by its output text:
+	// the first one tells.
+	if !fp.firstTime(recordKey("result", callID)) {
+		return
 	}
-	if len(st.Results) == resultsMax {
-		copy(st.Results, st.Results[1:])
-		st.Results = st.Results[:resultsMax-1]
-	}
-	st.Results = append(st.Results, callID)
 	sink.toolResult(ToolResult{File: file, ToolUseID: callID, Failed: failed, Time: t})
 }
 

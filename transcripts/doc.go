@@ -33,9 +33,15 @@
 //	spend += cost(r.Model, r.Usage) - cost(r.Model, r.Counted)
 //
 // For any way the files are cut into appends (a half-written last line
-// included), and wherever a deadline stops a read, the records yielded by all
-// the incremental calls are exactly the records one full read of the final
-// bytes yields, in the same order within each file, so the sums are equal.
+// included), wherever a deadline stops a read, and whether a file was
+// meanwhile replaced by a copy of itself or cut short and written again, the
+// responses and tool results yielded by all the incremental calls are exactly
+// the ones one full read of the final bytes yields, in the same order within
+// each file, so the sums are equal. A file that was replaced or shrank is read
+// again from the start; each file's Position keeps a 64-bit key of every
+// response (message id + request id; Codex: the thread's cumulative count)
+// and tool result (its call id) it yielded, and does not yield them again.
+// Tool calls, which are found rather than counted, are yielded again.
 // This holds because every decision is made per complete line from state that
 // lives in Position itself (the property test in incremental_test.go cuts
 // real transcripts at random points to check it). Across files the order can
@@ -73,13 +79,18 @@
 // Memory is bounded whatever the file size: lines are streamed through a
 // fixed buffer and a line longer than MaxLine (64 MiB) is skipped. A Position
 // holds about 170 bytes per file (the last few responses of a Claude file
-// included; 3.6 KB for a session with 20 subagents); it serialises to JSON for the guard's state file. A file that
-// shrank or was replaced (other inode, or its first bytes changed) is read
-// again from the start. .jsonl.zst rollouts are decompressed from the start
+// included; 3.6 KB for a session with 20 subagents), plus the 8-byte key of
+// each response and tool result counted (11 bytes in JSON: 22 KB for a
+// session of 1,000 calls); it serialises to JSON for the guard's state file.
+// A file that shrank or was replaced (other inode, or its first bytes
+// changed) is read again from the start, without yielding what it yielded
+// before. .jsonl.zst rollouts are decompressed from the start
 // on every call (they are archived files that do not grow).
 //
 // Dedupe of Claude responses is per file: one response's lines are written
-// next to each other in one file. A Codex tool call's outcome is taken from
+// next to each other in one file (the largest usage of the last few wins);
+// a response or tool result that comes back later in the same file is not
+// yielded again. A Codex tool call's outcome is taken from
 // the first of item_completed (CommandExecution), exec_command_end,
 // patch_apply_end, or an output that states an exit code (or says a hook
 // blocked the call); a call still running when its output was written

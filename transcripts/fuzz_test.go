@@ -83,7 +83,7 @@ func FuzzCodexLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		st := &codexState{Counted: codexCum{In: 10, Out: 10}}
 		before := st.Counted.total()
-		codexLine(line, "f", st, &Sink{
+		codexLine(line, "f", &FilePos{Codex: st}, &Sink{
 			Response: func(r Response) {
 				if r.Usage.Total() <= 0 {
 					t.Errorf("line %q yielded a response with no tokens: %+v", line, r.Usage)

@@ -74,7 +74,8 @@ func ReadGemini(ctx context.Context, sessionPath string, pos *Position, sink Sin
 	}
 	pos.file(filepath.Base(main))
 	discoverGemini(main, pos)
-	return readFiles(ctx, pos, sink, func(fp *FilePos) { fp.Gemini = nil }, func(line []byte, file string, fp *FilePos, sink *Sink) {
+	// A file read again keeps the ids it counted: see the package doc.
+	return readFiles(ctx, pos, sink, func(*FilePos) {}, func(line []byte, file string, fp *FilePos, sink *Sink) {
 		if fp.Gemini == nil {
 			fp.Gemini = &geminiState{}
 		}

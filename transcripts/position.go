@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -57,6 +59,54 @@ type FilePos struct {
 	Claude *claudeState `json:"c,omitempty"`
 	Codex  *codexState  `json:"x,omitempty"`
 	Gemini *geminiState `json:"g,omitempty"`
+	// Counted holds a key of every response and tool result the file
+	// yielded, so that none is yielded twice: a file replaced by a copy of
+	// itself, or cut short and written again, is read again from the start.
+	Counted keySet `json:"k,omitempty"`
+	// idx indexes Counted once a read looks up many keys (a first read).
+	idx    map[uint64]struct{}
+	probes int
+}
+
+// keySet is a set of 64-bit keys, kept as their bytes (JSON makes that
+// base64: 11 bytes a key in the state file).
+type keySet []byte
+
+// recordKey is the key of a response or tool result, by what identifies it.
+func recordKey(parts ...string) uint64 {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// firstTime reports whether the record with key k was not yielded from
+// this file before, and counts it.
+func (fp *FilePos) firstTime(k uint64) bool {
+	if fp.idx == nil && fp.probes < 64 {
+		// A hook's read meets a few records: a scan is cheaper than a map.
+		fp.probes++
+		for i := 0; i+8 <= len(fp.Counted); i += 8 {
+			if binary.LittleEndian.Uint64(fp.Counted[i:]) == k {
+				return false
+			}
+		}
+	} else {
+		if fp.idx == nil {
+			fp.idx = make(map[uint64]struct{}, len(fp.Counted)/8+64)
+			for i := 0; i+8 <= len(fp.Counted); i += 8 {
+				fp.idx[binary.LittleEndian.Uint64(fp.Counted[i:])] = struct{}{}
+			}
+		}
+		if _, ok := fp.idx[k]; ok {
+			return false
+		}
+		fp.idx[k] = struct{}{}
+	}
+	fp.Counted = binary.LittleEndian.AppendUint64(fp.Counted, k)
+	return true
 }
 
 func (p *Position) reset(main string) {
