@@ -22,6 +22,7 @@ bin_for() {
   case "$1" in
     @anthropic-ai/claude-code@*) echo claude ;;
     @openai/codex@*) echo codex ;;
+    opencode-ai@*) echo opencode ;;
     *) echo "install-agents.sh: unknown package $1" >&2; return 1 ;;
   esac
 }

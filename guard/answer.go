@@ -99,6 +99,16 @@ type codexOutput struct {
 	HookSpecificOutput *preToolUse `json:"hookSpecificOutput,omitempty"`
 }
 
+// openCodeOutput is what runaway's OpenCode plugin reads: Deny refuses
+// the call (the plugin throws it, and OpenCode hands it to the model as the
+// tool's error; before a model request it ends the session), Stop says the
+// cause lasts until the person acts, Message is shown to the person.
+type openCodeOutput struct {
+	Deny    string `json:"deny,omitempty"`
+	Stop    bool   `json:"stop,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
 // Encode renders the answer in the harness's own format. An answer with
 // nothing to say is no output at all (Cursor: `{}`), which every harness
 // reads as "no decision".
@@ -110,6 +120,8 @@ func (a Answer) Encode(h Harness) []byte {
 		return []byte("{}\n")
 	case Codex:
 		return a.encodeCodex()
+	case OpenCode:
+		return a.encodeOpenCode()
 	default:
 		return a.encodeClaude()
 	}
@@ -158,12 +170,27 @@ func (a Answer) encodeCodex() []byte {
 }
 
 // received names the decision as the agent gets it, for what people read
-// (status, replay, the decision log): Codex has no ask, it gets a deny.
+// (status, replay, the decision log): Codex and OpenCode have no ask, they
+// get a deny.
 func received(h Harness, k Kind) string {
-	if h == Codex && k == Ask {
+	if (h == Codex || h == OpenCode) && k == Ask {
 		return Deny.String()
 	}
 	return k.String()
+}
+
+func (a Answer) encodeOpenCode() []byte {
+	k := a.Kind()
+	if k == None {
+		return nil
+	}
+	// A plugin cannot ask the person: as with Codex, an ask is a deny that
+	// tells the model to stop and ask.
+	out := openCodeOutput{Message: a.reasons(Warn, Warn, false), Stop: k == Stop}
+	if k >= Ask {
+		out.Deny = a.reasons(Ask, Stop, true)
+	}
+	return marshal(out)
 }
 
 func decision(d, reason string) *preToolUse {

@@ -27,7 +27,7 @@ func TestEncodeGolden(t *testing.T) {
 		"stop_and_more": {Verdicts: []Verdict{warn, ask, stop}},
 	}
 	for name, a := range cases {
-		for _, h := range []Harness{Claude, Codex, Cursor} {
+		for _, h := range []Harness{Claude, Codex, Cursor, OpenCode} {
 			got := a.Encode(h)
 			golden := filepath.Join("testdata", "answer", string(h)+"_"+name+".golden")
 			if *update {

@@ -137,7 +137,7 @@ func (h *Hook) duration(env string, def time.Duration) time.Duration {
 // the log (and no decision).
 func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byte, error) {
 	switch hint {
-	case "", Claude, Codex:
+	case "", Claude, Codex, OpenCode:
 	default:
 		h.errorLog().Log("hook", fmt.Errorf("unknown harness %q on the command line; telling it from the input", hint))
 		hint = ""
@@ -149,7 +149,8 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byt
 	if in.Harness == Cursor {
 		return Answer{}.Encode(Cursor), nil
 	}
-	if !in.isToolCall() {
+	model := in.isModelRequest()
+	if !in.isToolCall() && !model {
 		return nil, nil
 	}
 
@@ -160,7 +161,10 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byt
 
 	// The tamper wire needs no state: it runs first, so that an agent that
 	// locks or breaks runaway's state cannot get past it that way.
-	tamper := h.tamperWire(in)
+	var tamper Verdict
+	if !model {
+		tamper = h.tamperWire(in)
+	}
 
 	store := &Store{Dir: h.StateDir, LockWait: h.lockWait()}
 	locked, err := store.Open(ctx, in.Harness, in.SessionID)
@@ -174,9 +178,14 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byt
 	defer locked.Close()
 
 	c := &call{in: in, policy: policy, sess: locked.Session, now: h.now(), tamper: tamper}
-	c.Call = Call{Fingerprint: Fingerprint(in.ToolName, in.ToolInput), Tool: in.ToolName, Summary: Summarize(in.ToolName, in.ToolInput)}
 	daily := h.readSpend(ctx, c)
-	ans := h.runWires(c, daily)
+	var ans Answer
+	if model {
+		ans = h.beforeModel(c, daily)
+	} else {
+		c.Call = Call{Fingerprint: Fingerprint(in.ToolName, in.ToolInput), Tool: in.ToolName, Summary: Summarize(in.ToolName, in.ToolInput)}
+		ans = h.runWires(c, daily)
+	}
 
 	if err := ctx.Err(); err != nil {
 		// Too late: the answer would not be printed; keep state as it was.
@@ -200,10 +209,15 @@ func (h *Hook) readSpend(ctx context.Context, c *call) float64 {
 	s.notePrompt(c.in.promptKey())
 	s.Escalation.enterPrompt(c.in.promptKey())
 	before := s.Spend.USD
-	rctx, cancel := context.WithTimeout(ctx, h.readBudget(ctx))
-	defer cancel()
-	if _, err := s.readTranscripts(rctx, c.in.Harness, c.in.TranscriptPath, c.in.ToolUseID, h.pricer(c.policy)); err != nil {
-		h.errorLog().Log("transcript", err)
+	if r := c.in.OpenCode; r != nil {
+		// OpenCode keeps no transcript: its plugin reports the session's cost.
+		s.applyOpenCode(r, h.pricer(c.policy))
+	} else {
+		rctx, cancel := context.WithTimeout(ctx, h.readBudget(ctx))
+		defer cancel()
+		if _, err := s.readTranscripts(rctx, c.in.Harness, c.in.TranscriptPath, c.in.ToolUseID, h.pricer(c.policy)); err != nil {
+			h.errorLog().Log("transcript", err)
+		}
 	}
 	daily, err := h.trackDay(ctx, s, s.Spend.USD-before, c.now, c.policy)
 	if err != nil {
@@ -294,6 +308,24 @@ func (h *Hook) runWires(c *call, daily float64) Answer {
 	if ans.Kind() >= Ask {
 		// Its result comes back failed; the failure wire must not count it.
 		s.noteOurs(c.in.ToolUseID)
+	}
+	return ans
+}
+
+// beforeModel answers a call that comes before a model request: only the
+// spend wire runs, and no tool call is counted.
+func (h *Hook) beforeModel(c *call, daily float64) Answer {
+	s := c.sess
+	if s.Started.IsZero() {
+		s.Started = c.now
+	}
+	s.Updated = c.now
+	if c.in.Cwd != "" {
+		s.Cwd = c.in.Cwd
+	}
+	var ans Answer
+	for _, v := range spendWire(s, c.policy, daily) {
+		ans.Verdicts = append(ans.Verdicts, v)
 	}
 	return ans
 }

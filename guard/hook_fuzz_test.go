@@ -56,6 +56,11 @@ func FuzzHookRun(f *testing.F) {
 		`{"session_id":"s1","tool_name":"Bash","tool_input":"not an object"}`,
 		`{"session_id":1,"tool_name":["Bash"]}`,
 		`{"session_id":"s\n1","tool_name":"Bash\n","tool_input":{"command":"ls\nrm -rf /"}}`,
+		`{"hook_event_name":"tool.execute.before","session_id":"ses_1","tool_name":"bash","tool_input":{"command":"ls"},"tool_use_id":"call_1","opencode":{"plugin":1,"instance":"i","seq":1,"cost_usd":0.3,"tokens":{"in":5},"unpriced":[{"model":"fake-1","in":100000}],"results":[{"id":"call_0","failed":true}]}}`,
+		`{"hook_event_name":"chat.params","session_id":"ses_1","opencode":{"plugin":1,"instance":"i","seq":2,"cost_usd":1e308,"unpriced":[{"model":"","out":9223372036854775807}]}}`,
+		`{"hook_event_name":"chat.params","session_id":"ses_1","opencode":{"cost_usd":-5,"seq":-1,"results":[{"id":"","failed":true}]}}`,
+		`{"hook_event_name":"tool.execute.before","session_id":"ses_1","tool_name":"write","tool_input":{"filePath":"@TMP@/config/config.json","content":"{}"},"opencode":{}}`,
+		`{"session_id":"ses_1","tool_name":"bash","opencode":"not an object"}`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -200,9 +205,10 @@ func checkAnswerShape(t *testing.T, h Harness, out []byte) {
 		t.Fatalf("answer is not a JSON object: %q: %v", out, err)
 	}
 	allowed := map[Harness][]string{
-		Claude: {"continue", "stopReason", "systemMessage", "hookSpecificOutput"},
-		Codex:  {"systemMessage", "hookSpecificOutput"},
-		Cursor: {},
+		Claude:   {"continue", "stopReason", "systemMessage", "hookSpecificOutput"},
+		Codex:    {"systemMessage", "hookSpecificOutput"},
+		Cursor:   {},
+		OpenCode: {"deny", "stop", "message"},
 	}[h]
 	for k := range m {
 		if !slices.Contains(allowed, k) {

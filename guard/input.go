@@ -11,9 +11,10 @@ import (
 type Harness string
 
 const (
-	Claude Harness = "claude"
-	Codex  Harness = "codex"
-	Cursor Harness = "cursor"
+	Claude   Harness = "claude"
+	Codex    Harness = "codex"
+	Cursor   Harness = "cursor"
+	OpenCode Harness = "opencode"
 )
 
 // maxSessionID bounds a session id: the agents send UUIDs.
@@ -39,6 +40,8 @@ type Input struct {
 	AgentID        string          `json:"agent_id"`       // inside a subagent
 	CursorVersion  string          `json:"cursor_version"` // Cursor only
 	ConversationID string          `json:"conversation_id"`
+	// OpenCode is what runaway's OpenCode plugin adds (see opencode.go).
+	OpenCode *OpenCodeReport `json:"opencode"`
 
 	// Harness is detected from the fields above, not decoded.
 	Harness Harness `json:"-"`
@@ -86,12 +89,16 @@ func ParseInput(data []byte, hint Harness) (*Input, error) {
 }
 
 // detect tells the harness from the input: cursor_version → Cursor,
-// turn_id → Codex, otherwise Claude Code (or the hint, when it is Codex
-// and the input carries nothing to tell).
+// an "opencode" object → OpenCode, turn_id → Codex, otherwise Claude Code
+// (or the hint, when it is Codex and the input carries nothing to tell).
 func detect(in *Input, hint Harness) Harness {
 	switch {
 	case in.CursorVersion != "":
 		return Cursor
+	case in.OpenCode != nil, hint == OpenCode:
+		// Only runaway's plugin runs `hook opencode`, and it always sends
+		// its object; its answer format is the one to use either way.
+		return OpenCode
 	case in.TurnID != "":
 		return Codex
 	case hint == Codex && in.PromptID == "":
@@ -100,11 +107,23 @@ func detect(in *Input, hint Harness) Harness {
 	return Claude
 }
 
-// isToolCall reports whether the input is a PreToolUse call; runaway's
-// entry is only installed for that event, but a hand-made entry may send
-// others, and those get no decision.
+// isToolCall reports whether the input is a call before a tool runs
+// (PreToolUse; OpenCode's tool.execute.before); runaway's entry is only
+// installed for those events, but a hand-made entry may send others, and
+// those get no decision.
 func (in *Input) isToolCall() bool {
-	return (in.HookEventName == "" || in.HookEventName == "PreToolUse" || in.HookEventName == "preToolUse") && in.ToolName != ""
+	switch in.HookEventName {
+	case "", "PreToolUse", "preToolUse", "tool.execute.before":
+		return in.ToolName != ""
+	}
+	return false
+}
+
+// isModelRequest reports whether the input comes before a model request
+// (OpenCode's chat.params): only the spend wire answers it, so that a
+// session past its cap stops before it spends more.
+func (in *Input) isModelRequest() bool {
+	return in.HookEventName == "chat.params"
 }
 
 // promptKey names the user prompt the call belongs to, for the prompt cap:

@@ -45,6 +45,8 @@ type Spend struct {
 	// transcripts showed, as callKey (see readTranscripts).
 	Misses    int      `json:"misses,omitempty"`
 	SeenCalls []uint32 `json:"seen_calls,omitempty"`
+	// OpenCode is the spend OpenCode's plugin reported (opencode.go).
+	OpenCode *openCodeSpend `json:"opencode,omitempty"`
 }
 
 // Prompt is the spend of the current prompt (Claude Code's prompt_id,
