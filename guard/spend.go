@@ -107,9 +107,10 @@ func (s *Session) addResponse(r transcripts.Response, p Pricer) {
 }
 
 // chooseTranscript picks the file to read. The first transcript a session
-// names is kept: Codex sends a subagent's own rollout with the root
-// session's id, and the root's reader finds the subagents itself.
-func (s *Session) chooseTranscript(path string) string {
+// names is kept. Codex sends a subagent's own rollout with the root
+// session's id, and the root's reader finds the subagents itself: a Codex
+// session's transcript is its root rollout, whichever rollout names it first.
+func (s *Session) chooseTranscript(h Harness, path string) string {
 	if s.Spend.Transcript != "" {
 		if _, err := os.Stat(s.Spend.Transcript); err == nil {
 			return s.Spend.Transcript
@@ -120,6 +121,9 @@ func (s *Session) chooseTranscript(path string) string {
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
+	}
+	if h == Codex {
+		path = transcripts.CodexRootRollout(path)
 	}
 	if path != s.Spend.Transcript {
 		// A new file: its reading starts over, and so does its total.
@@ -146,7 +150,7 @@ func (s *Session) chooseTranscript(path string) string {
 // found: nothing it waits for is still to come. A session whose transcripts
 // never show the calls stops waiting after a few misses, until a call shows.
 func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID string, p Pricer) (more bool, err error) {
-	path = s.chooseTranscript(path)
+	path = s.chooseTranscript(h, path)
 	if path == "" {
 		return false, nil
 	}

@@ -147,15 +147,15 @@ func TestChooseTranscriptKeepsTheFirst(t *testing.T) {
 	os.WriteFile(root, nil, 0o600)
 	os.WriteFile(child, nil, 0o600)
 	var s Session
-	if got := s.chooseTranscript(root); got != root {
+	if got := s.chooseTranscript(Codex, root); got != root {
 		t.Fatal(got)
 	}
 	s.Spend.USD = 5
-	if got := s.chooseTranscript(child); got != root || s.Spend.USD != 5 {
+	if got := s.chooseTranscript(Codex, child); got != root || s.Spend.USD != 5 {
 		t.Fatalf("%s %v", got, s.Spend.USD)
 	}
 	os.Remove(root)
-	if got := s.chooseTranscript(child); got != child || s.Spend.USD != 0 {
+	if got := s.chooseTranscript(Codex, child); got != child || s.Spend.USD != 0 {
 		t.Fatalf("a gone transcript is replaced and its total restarts: %s %v", got, s.Spend.USD)
 	}
 }

@@ -208,3 +208,52 @@ func ReadCodexMeta(path string) (CodexMeta, error) {
 	}
 	return CodexMeta{ThreadID: m.ID, RootID: m.root(), ParentID: m.parent}, nil
 }
+
+// codexRootDepth bounds the walk from a rollout up to its session's root.
+const codexRootDepth = 8
+
+// CodexRootRollout returns the rollout of the session's root thread for any
+// rollout of the session: Codex names a subagent's own rollout in its hook
+// calls, with the root session's id, and a subagent may make the session's
+// first hooked call. The root is found by the thread id in its file name
+// (rollout-<time>-<thread id>.jsonl, .jsonl.zst) in the same sessions/ tree:
+// the session_meta's session_id, or for older files without one, the
+// parent thread, walked up. Where no root is found, path itself is returned.
+func CodexRootRollout(path string) string {
+	for range codexRootDepth {
+		m, ok := readCodexMeta(path)
+		if !ok {
+			return path
+		}
+		up := m.SessionID
+		if up == "" || up == m.ID {
+			up = m.parent
+		}
+		if up == "" || up == m.ID {
+			return path
+		}
+		found := findRollout(path, up)
+		if found == "" {
+			return path
+		}
+		path = found
+	}
+	return path
+}
+
+// findRollout finds the rollout of thread id in the sessions/YYYY/MM/DD tree
+// that holds the rollout at near.
+func findRollout(near, id string) string {
+	sessions := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(near))))
+	if rel, err := filepath.Rel(sessions, filepath.Dir(near)); err != nil || !isDayPath(rel) {
+		return ""
+	}
+	for _, ext := range []string{".jsonl", ".jsonl.zst"} {
+		m, _ := filepath.Glob(filepath.Join(sessions, "[0-9]*", "[0-9]*", "[0-9]*", "rollout-*-"+id+ext))
+		if len(m) > 0 {
+			slices.Sort(m)
+			return m[0]
+		}
+	}
+	return ""
+}

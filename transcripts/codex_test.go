@@ -326,3 +326,32 @@ func TestCodexToleratesOtherFieldTypes(t *testing.T) {
 		t.Errorf("usage %+v per model %v", got.Usage, got.PerModel)
 	}
 }
+
+// Any rollout of a session leads to the root's: a subagent's by its
+// session_id, an older one without it by its parent, walked up.
+func TestCodexRootRollout(t *testing.T) {
+	sessions := filepath.Join(t.TempDir(), "sessions")
+	write := func(day, name, meta string) string {
+		p := filepath.Join(sessions, day, name)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(`{"timestamp":"2026-11-30T10:00:00.000Z","type":"session_meta","payload":`+meta+"}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	root := write("2026/11/30", "rollout-2026-11-30T10-00-00-r0.jsonl", `{"id":"r0","session_id":"r0"}`)
+	sub := write("2026/12/01", "rollout-2026-12-01T10-00-00-s1.jsonl", `{"id":"s1","session_id":"r0","source":{"subagent":{"thread_spawn":{"parent_thread_id":"r0"}}}}`)
+	oldRoot := write("2026/11/30", "rollout-2026-11-30T11-00-00-o0.jsonl", `{"id":"o0"}`)
+	oldChild := write("2026/11/30", "rollout-2026-11-30T11-01-00-o1.jsonl", `{"id":"o1","forked_from_id":"o0"}`)
+	oldGrandchild := write("2026/12/01", "rollout-2026-12-01T11-02-00-o2.jsonl", `{"id":"o2","forked_from_id":"o1"}`)
+	orphan := write("2026/12/01", "rollout-2026-12-01T12-00-00-x1.jsonl", `{"id":"x1","session_id":"gone"}`)
+	loose := filepath.Join(t.TempDir(), "loose.jsonl") // in no sessions/ tree
+	os.WriteFile(loose, []byte(`{"type":"session_meta","payload":{"id":"l1","session_id":"r0"}}`+"\n"), 0o600)
+	for _, c := range []struct{ from, want string }{
+		{root, root}, {sub, root}, {oldChild, oldRoot}, {oldGrandchild, oldRoot}, {orphan, orphan}, {loose, loose},
+	} {
+		if got := CodexRootRollout(c.from); got != c.want {
+			t.Errorf("CodexRootRollout(%s) = %s, want %s", filepath.Base(c.from), got, filepath.Base(c.want))
+		}
+	}
+}
