@@ -220,21 +220,46 @@ type errorMark struct {
 	Count int    `json:"count"`
 }
 
-const errorLogName = "errors.log"
+const (
+	errorLogName  = "errors.log"
+	errorMarkName = "doctor-mark.json"
+)
 
 func (d *doctor) checkErrorLog() {
 	logPath := filepath.Join(d.paths.State, errorLogName)
-	markPath := filepath.Join(d.paths.State, "doctor-mark.json")
+	fresh, next := unreadErrors(d.paths.State)
+	if len(fresh) == 0 {
+		d.add(StatusOK, "errors", "no new errors in %s since the last doctor run", Tilde(logPath))
+		return
+	}
+	if b, err := json.Marshal(next); err == nil {
+		_ = configs.AtomicWrite(filepath.Join(d.paths.State, errorMarkName), b, 0o600)
+	}
+	d.add(StatusWarn, "errors", "%d new in %s since the last doctor run (the hook answered \"no decision\" then); the last: %s",
+		len(fresh), Tilde(logPath), fresh[len(fresh)-1])
+}
+
+// UnreadErrors returns the lines of the hook's error log in stateDir that
+// no doctor run has shown yet, oldest first. It writes nothing: status
+// counts them, doctor shows them.
+func UnreadErrors(stateDir string) []string {
+	fresh, _ := unreadErrors(stateDir)
+	return fresh
+}
+
+// unreadErrors returns the lines newer than doctor's mark, and the mark
+// that records them as shown.
+func unreadErrors(stateDir string) (fresh []string, next errorMark) {
+	logPath := filepath.Join(stateDir, errorLogName)
 	var mark errorMark
-	if b, err := os.ReadFile(markPath); err == nil {
+	if b, err := os.ReadFile(filepath.Join(stateDir, errorMarkName)); err == nil {
 		_ = json.Unmarshal(b, &mark)
 	}
 	var lines []string
 	for _, p := range []string{logPath + ".1", logPath} {
 		lines = append(lines, readLines(p)...)
 	}
-	var fresh []string
-	next := mark
+	next = mark
 	seenAtMark := 0
 	for _, l := range lines {
 		ts, _, _ := strings.Cut(l, " ")
@@ -254,15 +279,7 @@ func (d *doctor) checkErrorLog() {
 			next = errorMark{Until: ts, Count: 1}
 		}
 	}
-	if len(fresh) == 0 {
-		d.add(StatusOK, "errors", "no new errors in %s since the last doctor run", Tilde(logPath))
-		return
-	}
-	if b, err := json.Marshal(next); err == nil {
-		_ = configs.AtomicWrite(markPath, b, 0o600)
-	}
-	d.add(StatusWarn, "errors", "%d new in %s since the last doctor run (the hook answered \"no decision\" then); the last: %s",
-		len(fresh), Tilde(logPath), fresh[len(fresh)-1])
+	return fresh, next
 }
 
 func readLines(path string) []string {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
+	"github.com/runaway-guard/runaway/installer"
 )
 
 func init() { register(newStatusCmd) }
@@ -70,12 +71,11 @@ func runStatus(w io.Writer, o statusOptions) error {
 	if len(views) == 0 {
 		fmt.Fprintln(w, "No guarded sessions yet: runaway's hook has not run.")
 		fmt.Fprintln(w, "hint: runaway doctor")
+		printUnreadErrors(w)
 		return nil
 	}
 	printStatus(w, views)
-	if n := recentErrors(); n > 0 {
-		fmt.Fprintf(w, "\n%d hook errors in %s; runaway doctor explains.\n", n, filepath.Join(stateDir(), guard.ErrorLogName))
-	}
+	printUnreadErrors(w)
 	return nil
 }
 
@@ -133,11 +133,16 @@ func ago(now, t time.Time) string {
 	return t.Local().Format(time.DateOnly)
 }
 
-// recentErrors counts the lines of the hook's error log.
-func recentErrors() int {
-	data, err := os.ReadFile(filepath.Join(stateDir(), guard.ErrorLogName))
-	if err != nil {
-		return 0
+// printUnreadErrors tells of the hook's errors no doctor run has shown yet.
+func printUnreadErrors(w io.Writer) {
+	n := len(installer.UnreadErrors(stateDir()))
+	if n == 0 {
+		return
 	}
-	return strings.Count(string(data), "\n")
+	errs, them := "errors", "them"
+	if n == 1 {
+		errs, them = "error", "it"
+	}
+	fmt.Fprintf(w, "\n%d hook %s in %s since the last doctor run; runaway doctor shows %s.\n",
+		n, errs, installer.Tilde(filepath.Join(stateDir(), guard.ErrorLogName)), them)
 }
