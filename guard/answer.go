@@ -163,7 +163,10 @@ func (a Answer) encodeCodex() []byte {
 		// Codex has no ask and no way to end the turn from this hook: deny,
 		// and tell the model to stop and ask the person. Later calls are
 		// denied again while the cause lasts.
-		out.HookSpecificOutput = decision("deny", a.reasons(Ask, Stop, true))
+		// Codex shows it as "<reason>. Command: <cmd>": no period of ours
+		// before its own.
+		reason := strings.TrimSuffix(strings.TrimSpace(a.reasons(Ask, Stop, true)), ".")
+		out.HookSpecificOutput = decision("deny", reason)
 		out.SystemMessage = a.reasons(Warn, Warn, false)
 	}
 	return marshal(out)
