@@ -15,6 +15,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/pricing"
 	"github.com/runaway-guard/runaway/transcripts"
 )
 
@@ -292,7 +293,8 @@ func addHint(cap float64) string {
 	return fmt.Sprintf("%g", max(1, float64(int(cap+0.5))))
 }
 
-func usd(v float64) string { return fmt.Sprintf("$%.2f", v) }
+// usd is how every dollar figure is shown (see pricing.Dollars).
+func usd(v float64) string { return pricing.Dollars(v) }
 
 // dailyLedger keeps each session's spend of one local day in one small
 // file, so a hook learns the day's total across sessions without reading

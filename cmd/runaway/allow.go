@@ -11,6 +11,7 @@ import (
 
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
+	"github.com/runaway-guard/runaway/pricing"
 )
 
 func init() { register(newAllowCmd) }
@@ -66,12 +67,12 @@ func runAllow(w io.Writer, o allowOptions) error {
 		return failf([]string{fmt.Sprintf("runaway allow %s --add %g", found.SessionID, o.add)}, "raising the cap: %v", err)
 	}
 	if o.prompt {
-		fmt.Fprintf(w, "Raised the prompt cap of %s session %s by $%.2f to $%.2f (spent on this prompt: $%.2f).\n",
-			sess.Harness, sess.SessionID, o.add, sess.PromptCap(policy), found.Spend.Prompt.USD(found.Spend.USD))
+		fmt.Fprintf(w, "Raised the prompt cap of %s session %s by %s to %s (spent on this prompt: %s).\n",
+			sess.Harness, sess.SessionID, pricing.Dollars(o.add), pricing.Dollars(sess.PromptCap(policy)), pricing.Dollars(found.Spend.Prompt.USD(found.Spend.USD)))
 		return nil
 	}
-	fmt.Fprintf(w, "Raised the cap of %s session %s by $%.2f to $%.2f (spent: $%.2f).\n",
-		sess.Harness, sess.SessionID, o.add, sess.SessionCap(policy), found.Spend.USD)
+	fmt.Fprintf(w, "Raised the cap of %s session %s by %s to %s (spent: %s).\n",
+		sess.Harness, sess.SessionID, pricing.Dollars(o.add), pricing.Dollars(sess.SessionCap(policy)), pricing.Dollars(found.Spend.USD))
 	if sess.Harness == guard.Claude {
 		fmt.Fprintf(w, "To go on: claude --resume %s\n", sess.SessionID)
 	}

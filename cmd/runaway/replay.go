@@ -199,7 +199,7 @@ func printReplayDecisions(w io.Writer, r *replayReport) {
 	p := r.Policy
 	capText := "no session cap"
 	if p.SessionCapUSD > 0 {
-		capText = fmt.Sprintf("session cap $%.2f (warn at %.0f%%)", p.SessionCapUSD, 100*p.WarnAt)
+		capText = fmt.Sprintf("session cap %s (warn at %.0f%%)", pricing.Dollars(p.SessionCapUSD), 100*p.WarnAt)
 	}
 	escalation := ""
 	if !p.Escalate {
@@ -213,7 +213,7 @@ func printReplayDecisions(w io.Writer, r *replayReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "call\ttool\twire\tdecision\tspend\treason")
 	for _, d := range r.Decisions {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t$%.2f\t%s\n", d.Call, d.Tool, d.Wire, d.Decision, d.SpendUSD, d.Reason)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", d.Call, d.Tool, d.Wire, d.Decision, pricing.Dollars(d.SpendUSD), d.Reason)
 	}
 	tw.Flush()
 }
