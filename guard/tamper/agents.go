@@ -29,9 +29,15 @@ const (
 	claudeSettings // $CLAUDE_CONFIG_DIR/settings.json, any .claude/settings{,.local}.json
 	codexHooks     // $CODEX_HOME/hooks.json
 	codexConfig    // $CODEX_HOME/config.toml
+	openCodePlugin // $XDG_CONFIG_HOME/opencode/plugins/runaway.js
+	openCodeConfig // $XDG_CONFIG_HOME/opencode/opencode.json{,c}, any opencode.json{,c}
 )
 
-func (k fileKind) owned() bool { return k == ownConfig || k == ownState || k == ownBinary }
+// owned: any write is denied, whatever it writes. runaway's OpenCode plugin
+// is runaway's own, and any change to it can switch the guard off.
+func (k fileKind) owned() bool {
+	return k == ownConfig || k == ownState || k == ownBinary || k == openCodePlugin
+}
 
 // settingsFiles are the agents' files that hold runaway's entry or switch
 // their hooks off, each in the folder a variable names (by default under
@@ -44,6 +50,9 @@ var settingsFiles = []struct {
 	{claudeSettings, "CLAUDE_CONFIG_DIR", "settings.json"},
 	{codexHooks, "CODEX_HOME", "hooks.json"},
 	{codexConfig, "CODEX_HOME", "config.toml"},
+	{openCodePlugin, "XDG_CONFIG_HOME", "opencode/plugins/runaway.js"},
+	{openCodeConfig, "XDG_CONFIG_HOME", "opencode/opencode.json"},
+	{openCodeConfig, "XDG_CONFIG_HOME", "opencode/opencode.jsonc"},
 }
 
 // settingsPath is where the file of kind is ("" when HOME is unknown).
@@ -85,6 +94,10 @@ func (k fileKind) noun() string {
 		return "Codex's hooks file"
 	case codexConfig:
 		return "Codex's config, where its hooks are switched on and trusted"
+	case openCodePlugin:
+		return "runaway's OpenCode plugin"
+	case openCodeConfig:
+		return "an OpenCode config, where its plugins are loaded"
 	}
 	return "a protected file"
 }
@@ -108,8 +121,30 @@ func (t *checker) agentCommand(st *shellState, name string, args []arg) (*findin
 		return t.claudeCmd(st, args), true
 	case "codex":
 		return codexCmd(args), true
+	case "opencode":
+		return openCodeCmd(st, args), true
 	}
 	return nil, false
+}
+
+// openCodeCmd: `opencode --pure` (or OPENCODE_PURE set for it) starts
+// OpenCode without external plugins, runaway's included.
+func openCodeCmd(st *shellState, args []arg) *finding {
+	for _, a := range args {
+		if a.text == "--pure" || strings.HasPrefix(a.text, "--pure=") && a.text != "--pure=false" {
+			return &finding{action: "start OpenCode with --pure", why: "which loads no plugins, runaway's included"}
+		}
+	}
+	pure := st.ex.vars["OPENCODE_PURE"]
+	for _, kv := range st.env {
+		if v, ok := strings.CutPrefix(kv, "OPENCODE_PURE="); ok {
+			pure = v
+		}
+	}
+	if pure != "" && pure != "0" && pure != "false" {
+		return &finding{action: "start OpenCode with OPENCODE_PURE set", why: "which loads no plugins, runaway's included"}
+	}
+	return nil
 }
 
 // agentPackage maps an npm package (npx, bunx) to its agent's program name.
@@ -119,6 +154,8 @@ func agentPackage(pkg string) string {
 		return "claude"
 	case pkg == "openai/codex" || pkg == "codex":
 		return "codex"
+	case pkg == "opencode-ai" || strings.HasPrefix(pkg, "opencode-ai@"):
+		return "opencode"
 	}
 	return ""
 }

@@ -17,6 +17,9 @@ type shellState struct {
 	cwd   string // "" once a cd went somewhere unknown
 	ex    *expander
 	depth int
+	// env are the NAME=value words the current command is run with
+	// (before it, or after env), which last for that command only.
+	env []string
 }
 
 // pathOp is what a command does to a path argument.
@@ -95,7 +98,18 @@ func (t *checker) command(st *shellState, pl pipeline, idx int) *finding {
 	for _, w := range words[n:] {
 		args = append(args, st.ex.expand(w))
 	}
+	st.env = st.env[:0]
+	for _, w := range words[:n] {
+		name, val, _ := assignment(w)
+		st.env = append(st.env, name+"="+st.ex.text(val))
+	}
+	all := args
 	args, viaXargs := unwrap(args)
+	for _, a := range all[:len(all)-len(args)] {
+		if i := strings.IndexByte(a.text, '='); i > 0 && isName(a.text[:i]) {
+			st.env = append(st.env, a.text) // env NAME=value cmd
+		}
+	}
 	if len(args) == 0 {
 		return nil
 	}

@@ -57,6 +57,24 @@ func settingsChange(kind fileKind, path, old string, oldExists bool, next string
 		}
 	case codexConfig:
 		return codexConfigChange(path, old, next, codexHooksPath)
+	case openCodeConfig:
+		return openCodeConfigChange(path, old, next)
+	}
+	return nil
+}
+
+// openCodeConfigChange: a plugin added or changed in an OpenCode config.
+// Plugins run inside OpenCode beside runaway's, and one of them can switch
+// it off (replace what it runs, drop its hooks); the rest of the file stays
+// the agent's to edit. OpenCode reads comments and trailing commas.
+func openCodeConfigChange(path, old, next string) *finding {
+	newV, ok := parseSettingsJSON(next, false)
+	if !ok {
+		return nil // OpenCode refuses to start: nothing runs unguarded
+	}
+	oldV, _ := parseSettingsJSON(old, false)
+	if p, ok := newV["plugin"]; ok && !reflect.DeepEqual(p, oldV["plugin"]) {
+		return &finding{action: "change the plugins of " + path, why: "which run inside OpenCode beside runaway's plugin and can switch it off"}
 	}
 	return nil
 }
@@ -276,6 +294,10 @@ func editTouchesHooks(kind fileKind, path, old, new string) *finding {
 	case codexConfig:
 		if strings.Contains(flat, "hooks=false") || strings.Contains(flatOld, "hooks.state") {
 			return &finding{action: "switch Codex's hooks off or change their trust in " + path}
+		}
+	case openCodeConfig:
+		if strings.Contains(new, `"plugin"`) || strings.Contains(flatOld, `"plugin":`) {
+			return &finding{action: "change the plugins of " + path, why: "which run inside OpenCode beside runaway's plugin and can switch it off"}
 		}
 	}
 	return nil

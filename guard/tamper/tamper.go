@@ -1,6 +1,7 @@
 // Package tamper is the tamper wire: the agent must not switch its own guard off. Only
 // Bash (Claude Code, Codex), Write, Edit, MultiEdit, NotebookEdit and
-// apply_patch calls are looked at. Denied:
+// apply_patch calls are looked at, and OpenCode's bash, write, edit,
+// multiedit and apply_patch. Denied:
 //
 //   - writing, removing, moving or chmod-ing runaway's config folder, state
 //     folder (and anything in them), its installed program or the running
@@ -21,6 +22,10 @@
 //     tar -x -C, go build -o, flock, and the same inside bash -c, eval, $(…),
 //     heredocs and pipes into sh, xargs and find -delete/-exec;
 //   - python/perl/node/ruby… code that names a protected path and writes;
+//   - any write to runaway's OpenCode plugin; a write to an opencode.json or
+//     opencode.jsonc (global, project, .opencode/) that changes its
+//     "plugin" list (a plugin runs inside OpenCode and can switch runaway's
+//     off); `opencode --pure` or OPENCODE_PURE set for it (no plugins);
 //   - `runaway allow|remove|setup` by any path or via go run/npx;
 //     `claude --settings` with disableAllHooks; `codex -c features.hooks=false`,
 //     `--disable hooks`, or a -c override of hooks.state turning a hook off.
@@ -256,6 +261,49 @@ func (t *checker) classify(p string) fileKind {
 	return notProtected
 }
 
+// openCodeFileTool checks OpenCode's file tools by their Claude Code
+// counterparts: write, edit and multiedit name the file filePath (or path,
+// in OpenCode's newer tools) and the strings in camel case.
+func (t *checker) openCodeFileTool(tool string, input json.RawMessage) *finding {
+	type edit struct {
+		FilePath   string `json:"filePath"`
+		OldString  string `json:"oldString"`
+		NewString  string `json:"newString"`
+		ReplaceAll bool   `json:"replaceAll"`
+	}
+	var in struct {
+		edit
+		Path    string `json:"path"`
+		Content string `json:"content"`
+		Edits   []edit `json:"edits"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	type claudeEdit struct {
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+	}
+	out := struct {
+		FilePath string `json:"file_path"`
+		Content  string `json:"content,omitempty"`
+		claudeEdit
+		Edits []claudeEdit `json:"edits,omitempty"`
+	}{FilePath: in.FilePath, Content: in.Content, claudeEdit: claudeEdit{in.OldString, in.NewString, in.ReplaceAll}}
+	if out.FilePath == "" {
+		out.FilePath = in.Path
+	}
+	for _, e := range in.Edits {
+		out.Edits = append(out.Edits, claudeEdit{e.OldString, e.NewString, e.ReplaceAll})
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil
+	}
+	return t.fileTool(map[string]string{"write": "Write", "edit": "Edit", "multiedit": "MultiEdit"}[tool], b)
+}
+
 func (t *checker) match(p string) fileKind {
 	for _, pp := range t.protected {
 		for _, q := range []string{pp.path, pp.real} {
@@ -266,6 +314,10 @@ func (t *checker) match(p string) fileKind {
 	}
 	if isProjectSettings(p) {
 		return claudeSettings
+	}
+	if b := filepath.Base(p); b == "opencode.json" || b == "opencode.jsonc" {
+		// A project's (or .opencode/'s) config loads plugins too.
+		return openCodeConfig
 	}
 	return notProtected
 }
@@ -308,19 +360,22 @@ func (t *checker) inside(p string) []protectedPath {
 // call checks one tool call by its tool's input.
 func (t *checker) call(tool string, input json.RawMessage) *finding {
 	switch tool {
-	case "Bash", "Shell", "exec_command", "shell", "local_shell":
+	case "Bash", "Shell", "exec_command", "shell", "local_shell", "bash":
 		return t.shellInput(input)
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
 		return t.fileTool(tool, input)
+	case "write", "edit", "multiedit":
+		return t.openCodeFileTool(tool, input)
 	case "apply_patch":
 		var in struct {
-			Command string `json:"command"`
-			Input   string `json:"input"`
+			Command   string `json:"command"`
+			Input     string `json:"input"`
+			PatchText string `json:"patchText"` // OpenCode
 		}
 		if json.Unmarshal(input, &in) != nil {
 			return nil
 		}
-		return t.patch(in.Command+in.Input, t.cwd)
+		return t.patch(in.Command+in.Input+in.PatchText, t.cwd)
 	}
 	return nil
 }
