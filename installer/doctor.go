@@ -91,6 +91,7 @@ func Doctor(opts DoctorOptions) []Check {
 			d.checkOpenCode(h)
 		}
 	}
+	d.checkProtection()
 	return d.out
 }
 

@@ -43,6 +43,8 @@ type InstalledFile struct {
 	CreatedDirs []string `json:"created_dirs,omitempty"`
 	// Undo is what the insert created, so remove can give the bytes back.
 	Undo configs.Undo `json:"undo"`
+	// Rules are the agent's own deny rules setup added to this file.
+	Rules *configs.RulesUndo `json:"agent_rules,omitempty"`
 }
 
 const recordVersion = 1

@@ -131,12 +131,19 @@ func planHookRemove(sf configs.SettingsFile, prior *InstalledFile) (FileEdit, er
 	if prior != nil {
 		undo = &prior.Undo
 	}
+	// The deny rules go first: setup added them after the entry.
+	rules := 0
+	if prior != nil && prior.Rules != nil {
+		if rules, err = doc.RemoveDenyRules(*prior.Rules); err != nil {
+			return FileEdit{}, err
+		}
+	}
 	n, err := doc.RemoveHooks(undo)
 	if err != nil {
 		return FileEdit{}, err
 	}
 	edit := FileEdit{Harness: sf.Harness, Path: sf.Path, Before: snap.Data, After: snap.Data, snap: snap}
-	if n == 0 {
+	if n == 0 && rules == 0 {
 		return edit, nil
 	}
 	if err := snap.Writable(); err != nil {

@@ -52,6 +52,9 @@ type SetupOptions struct {
 	// Project, when set, also wires Claude Code into that project's
 	// .claude/settings.local.json (at its git repository root).
 	Project string
+	// NoAgentRules leaves out the agents' own rules that keep runaway's
+	// files out of their reach (and takes out ones an earlier setup added).
+	NoAgentRules bool
 	// Paths defaults to DefaultPaths; Executable to the running binary.
 	Paths      *Paths
 	Executable string
@@ -74,6 +77,7 @@ type FileEdit struct {
 	createDirs  []string
 	createdFile bool
 	undo        configs.Undo
+	rules       *configs.RulesUndo // Claude Code deny rules setup added
 	command     string
 }
 
@@ -204,6 +208,9 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 		edit.project = true
 		p.Files = append(p.Files, edit)
 		p.Project = sf.Path
+	}
+	if err := p.planAgentRules(!opts.NoAgentRules); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -417,7 +424,7 @@ func (p *SetupPlan) Apply() error {
 		if f.Harness != "" {
 			rec.put(InstalledFile{
 				Harness: f.Harness, Path: f.Path, Project: f.project, Command: f.command, SHA256: HashBytes(f.After),
-				CreatedFile: f.createdFile, CreatedDirs: f.createDirs, Undo: f.undo,
+				CreatedFile: f.createdFile, CreatedDirs: f.createDirs, Undo: f.undo, Rules: f.rules,
 			})
 		}
 	}
@@ -506,6 +513,9 @@ func (f FileEdit) describe() string {
 	if f.Harness != "" {
 		h, _ := HarnessByID(f.Harness)
 		what = h.Name + "'s hook entry"
+		if f.rules != nil {
+			what += fmt.Sprintf(" and %d deny rules for runaway's files", len(f.rules.Rules))
+		}
 	}
 	switch {
 	case f.Delete:

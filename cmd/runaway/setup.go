@@ -23,6 +23,7 @@ func newSetupCmd() *cobra.Command {
 		yes, dryRun       bool
 		escalate          bool
 		notify            string
+		agentRules        bool
 		harnesses         []string
 		project           string
 		capUSD, warnAt    float64
@@ -42,7 +43,7 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 --dry-run runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := installer.SetupOptions{Harnesses: harnesses, Project: project}
+			opts := installer.SetupOptions{Harnesses: harnesses, Project: project, NoAgentRules: !agentRules}
 			f := cmd.Flags()
 			if f.Changed("cap") {
 				opts.CapUSD = &capUSD
@@ -70,6 +71,7 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 	f.BoolVar(&dryRun, "dry-run", false, "print the edits as a diff and change nothing")
 	f.StringSliceVar(&harnesses, "harness", nil, "agents to wire: claude, codex (default: every supported agent found)")
 	f.StringVar(&project, "project", "", "also wire Claude Code into `DIR`'s .claude/settings.local.json (at its git repository root)")
+	f.BoolVar(&agentRules, "agent-rules", true, "also write the agents' own rules that keep runaway's files out of their reach (Claude Code permissions.deny); --agent-rules=false leaves them out")
 	f.Float64Var(&capUSD, "cap", configs.DefaultSessionCapUSD, "spend cap per session, in US dollars")
 	f.Float64Var(&warnAt, "warn-at", configs.DefaultWarnAt, "warn once when this share of the cap is spent (0-1)")
 	f.IntVar(&failures, "failures", configs.DefaultFailureRun, "ask after this many failed tool calls in a row")

@@ -1,0 +1,146 @@
+package installer
+
+import (
+	"path/filepath"
+	"runtime"
+	"slices"
+
+	"github.com/runaway-guard/runaway/configs"
+)
+
+// The agents' own guards: where an agent can keep its tools away from
+// paths by rules it enforces itself, setup offers to write them (on by
+// default). Claude Code: `permissions.deny` Edit rules in its user settings
+// for runaway's config, state and program and for every settings file that
+// holds runaway's entry. Claude Code applies them to all its file-editing
+// tools whatever the hook says (also with hooks off or runaway missing), and
+// to its sandboxed Bash when the person turns the sandbox on.
+
+// AgentRulesHelp explains the choice, for the wizard and --help.
+const AgentRulesHelp = "Claude Code can refuse, on its own, every edit of runaway's files " +
+	"(its config, state and program, and the settings holding its entry): " +
+	"permissions.deny rules in ~/.claude/settings.json. They hold even if the hook is " +
+	"switched off, and cover Claude Code's Bash too when its sandbox is on. " +
+	"The agent then cannot edit those files for you either; remove takes the rules out."
+
+// protectedPaths are the paths the rules keep out of the agent's reach:
+// folders and files, with their real paths too when symlinks lead there.
+func protectedPaths(paths Paths, settings []string) (dirs, files []string) {
+	add := func(list *[]string, p string) {
+		for _, q := range []string{p, realPath(p)} {
+			if q != "" && !slices.Contains(*list, q) {
+				*list = append(*list, q)
+			}
+		}
+	}
+	add(&dirs, filepath.Dir(paths.Config))
+	add(&dirs, paths.State)
+	add(&files, paths.Bin)
+	for _, s := range settings {
+		add(&files, s)
+	}
+	return dirs, files
+}
+
+// realPath resolves symlinks of p or of its nearest existing parent.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	if parent := filepath.Dir(p); parent != p {
+		if r := realPath(parent); r != "" {
+			return filepath.Join(r, filepath.Base(p))
+		}
+	}
+	return ""
+}
+
+// claudeRules are the deny rules for runaway's files and the given
+// settings files, in a stable order.
+func claudeRules(paths Paths, settings []string, goos string) []string {
+	dirs, files := protectedPaths(paths, settings)
+	var rules []string
+	for _, d := range dirs {
+		rules = append(rules, configs.ClaudeEditRule(d, true, goos))
+	}
+	for _, f := range files {
+		rules = append(rules, configs.ClaudeEditRule(f, false, goos))
+	}
+	return rules
+}
+
+// guardedSettings are the settings files that hold or will hold runaway's
+// entry: the plan's and those an earlier setup recorded. Codex's
+// config.toml holds its hooks switch and trust record, so it goes with
+// Codex's hooks file.
+func (p *SetupPlan) guardedSettings() []string {
+	var out []string
+	var add func(harness, path string)
+	add = func(harness, path string) {
+		if !slices.Contains(out, path) {
+			out = append(out, path)
+		}
+		if harness == "codex" {
+			add("", filepath.Join(filepath.Dir(path), "config.toml"))
+		}
+	}
+	for _, f := range p.Files {
+		if f.Harness != "" {
+			add(f.Harness, f.Path)
+		}
+	}
+	if p.prior != nil {
+		for _, f := range p.prior.Files {
+			add(f.Harness, f.Path)
+		}
+	}
+	return out
+}
+
+// planAgentRules adds (on) or takes out (off) Claude Code's deny rules in
+// the plan's edit of its user settings file. Rules setup added before and
+// no longer wanted go; rules the person had stay theirs.
+func (p *SetupPlan) planAgentRules(on bool) error {
+	i := slices.IndexFunc(p.Files, func(f FileEdit) bool { return f.Harness == "claude" && !f.project })
+	if i < 0 {
+		return nil
+	}
+	edit := &p.Files[i]
+	var prior configs.RulesUndo
+	if rec := p.prior.File("claude"); rec != nil && rec.Rules != nil && filepath.Clean(rec.Path) == filepath.Clean(edit.Path) {
+		prior = *rec.Rules
+	}
+	var want []string
+	if on {
+		want = claudeRules(p.paths, p.guardedSettings(), runtime.GOOS)
+	}
+	doc, err := configs.ParseDoc(Tilde(edit.Path), edit.After, true)
+	if err != nil {
+		return err
+	}
+	stale := prior
+	stale.Rules = slices.DeleteFunc(slices.Clone(prior.Rules), func(r string) bool { return slices.Contains(want, r) })
+	if len(stale.Rules) > 0 {
+		if len(want) > 0 {
+			stale.Created = "" // the container stays for the rules that remain
+		}
+		if _, err := doc.RemoveDenyRules(stale); err != nil {
+			return err
+		}
+	}
+	added, err := doc.AddDenyRules(want)
+	if err != nil {
+		return err
+	}
+	kept := slices.DeleteFunc(slices.Clone(prior.Rules), func(r string) bool { return !slices.Contains(want, r) })
+	u := configs.RulesUndo{Rules: append(kept, added.Rules...), Created: prior.Created, EmptyInner: prior.EmptyInner}
+	if len(prior.Rules) == 0 {
+		// Otherwise what the first setup created still holds the rules.
+		u.Created, u.EmptyInner = added.Created, added.EmptyInner
+	}
+	edit.After = doc.Pack()
+	if len(u.Rules) > 0 {
+		edit.rules = &u
+	}
+	return nil
+}
