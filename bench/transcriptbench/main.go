@@ -24,7 +24,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/runaway-guard/runaway/pricing"
@@ -197,10 +196,9 @@ func (c *contender) run() error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", c.name, err)
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	c.wall = append(c.wall, el)
 	c.cpu = append(c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-	c.rss = max(c.rss, ru.Maxrss) // KiB on Linux
+	c.rss = max(c.rss, peakRSS(cmd.ProcessState))
 	c.out = string(b)
 	return nil
 }
