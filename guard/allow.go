@@ -52,6 +52,14 @@ func (s *Store) Allow(ctx context.Context, h Harness, id string, add float64, pr
 	if prompt {
 		sp.Prompt.Allowed += add
 		sp.Prompt.Stopped = false
+		// Interleaved prompts (parallel Codex subagents) stop each on its
+		// own: the other stopped ones are raised too.
+		for i := range sp.Prompts {
+			if sp.Prompts[i].Stopped {
+				sp.Prompts[i].Allowed += add
+				sp.Prompts[i].Stopped = false
+			}
+		}
 	} else {
 		sp.Allowed += add
 		sp.Stopped = false

@@ -38,6 +38,8 @@ type Spend struct {
 	WarnedCap float64 `json:"warned_cap,omitempty"`
 	Stopped   bool    `json:"stopped,omitempty"`
 	Prompt    Prompt  `json:"prompt"`
+	// Prompts are the other prompts seen lately, least recent first.
+	Prompts []Prompt `json:"prompts,omitempty"`
 	// Day is the local day DayUSD was spent in, for the daily cap.
 	Day    string  `json:"day,omitempty"`
 	DayUSD float64 `json:"day_usd,omitempty"`
@@ -85,14 +87,34 @@ func (s *Session) PromptCap(p configs.Policy) float64 {
 	return p.PromptCapUSD + s.Spend.Prompt.Allowed
 }
 
-// notePrompt starts the prompt's count when a new prompt is first seen,
-// before the transcript's new bytes (its first responses) are read.
+// notePrompt makes id the current prompt. A new prompt's count starts when
+// it is first seen, before the transcript's new bytes (its first responses)
+// are read. Prompt keys can interleave (parallel Codex subagents share the
+// root session's id, each with its own turn_id): a prompt seen before gets
+// its own figures back, start, allowance and warning, instead of starting
+// over at each switch.
 func (s *Session) notePrompt(id string) {
-	if id == "" || id == s.Spend.Prompt.ID {
+	sp := &s.Spend
+	if id == "" || id == sp.Prompt.ID {
 		return
 	}
-	s.Spend.Prompt = Prompt{ID: id, StartUSD: s.Spend.USD}
+	next := Prompt{ID: id, StartUSD: sp.USD}
+	if i := slices.IndexFunc(sp.Prompts, func(p Prompt) bool { return p.ID == id }); i >= 0 {
+		next = sp.Prompts[i]
+		sp.Prompts = slices.Delete(sp.Prompts, i, i+1)
+	}
+	if sp.Prompt.ID != "" {
+		sp.Prompts = append(sp.Prompts, sp.Prompt)
+		if n := len(sp.Prompts) - promptsMax; n > 0 {
+			sp.Prompts = slices.Delete(sp.Prompts, 0, n)
+		}
+	}
+	sp.Prompt = next
 }
+
+// promptsMax bounds the other prompts a session remembers: more than the
+// subagents Codex runs at once.
+const promptsMax = 16
 
 // addResponse adds one response record to the spend: its usage less what
 // an earlier record of the same response counted (see transcripts).
@@ -131,6 +153,9 @@ func (s *Session) chooseTranscript(h Harness, path string) string {
 		s.Spend.USD, s.Spend.Tokens, s.Spend.Models, s.Spend.Estimated = 0, transcripts.Usage{}, nil, false
 		s.Spend.Pos = transcripts.Position{}
 		s.Spend.Prompt.StartUSD = 0
+		for i := range s.Spend.Prompts {
+			s.Spend.Prompts[i].StartUSD = 0
+		}
 		s.Spend.Transcript = path
 	}
 	return path

@@ -107,6 +107,29 @@ func TestPromptCap(t *testing.T) {
 	}
 }
 
+// Parallel Codex subagents share the root session's id, each with its own
+// turn_id: the calls' prompt keys interleave. Each key keeps its own start,
+// allowance and warning, so the $5 prompt cap stops the prompt that began
+// first at $6, not at $12 or never.
+func TestPromptCapWithInterleavedKeys(t *testing.T) {
+	s := newClaudeSession(t, "s3", map[string]string{"RUNAWAY_SESSION_CAP_USD": "100", "RUNAWAY_PROMPT_CAP_USD": "5"})
+	keys := []string{"t1", "t2", "t1", "t2", "t1", "t2"}
+	stopped := 0
+	for i, k := range keys {
+		got := s.respond(2, `,"prompt_id":"`+k+`"`) // $2 a response
+		if strings.Contains(got, "the prompt cap is $5.00") {
+			if stopped == 0 && (i != 2 || !strings.Contains(got, "this prompt has spent $6.00")) {
+				t.Fatalf("call %d (%s) stopped first: %s", i+1, k, got)
+			}
+			stopped++
+		}
+	}
+	// t1 from call 3 on ($6, $10, …), t2 from call 4 ($8 since it began).
+	if stopped != 4 {
+		t.Errorf("%d calls stopped by the prompt cap, want 4", stopped)
+	}
+}
+
 func TestDailyCapAcrossSessions(t *testing.T) {
 	env := map[string]string{"RUNAWAY_SESSION_CAP_USD": "100", "RUNAWAY_DAILY_CAP_USD": "10"}
 	a := newClaudeSession(t, "day-a", env)
