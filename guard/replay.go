@@ -109,36 +109,47 @@ type replayEvent struct {
 	call   *transcripts.ToolCall
 }
 
-// readEvents reads a session's files and orders their records by time: the
-// readers go file by file, while the hook of a main-session call also sees
-// what the subagents had written by then. A record without a time takes
-// the time of the record before it in its file.
+// readEvents reads a session's files, all at once, and orders their records
+// by time: the hook of a main-session call also sees what the subagents had
+// written by then. A record without a time takes the time of the record
+// before it in its file. each sees every response in the session's file
+// order, as a file-by-file read yields them.
 func readEvents(ctx context.Context, read func(context.Context, string, *transcripts.Position, transcripts.Sink) (bool, error), path string, each func(transcripts.Response)) ([]replayEvent, error) {
-	var events []replayEvent
-	last := map[string]time.Time{}
-	add := func(file string, t time.Time, e replayEvent) {
-		if t.IsZero() {
-			t = last[file]
-		}
-		last[file] = t
-		e.at = t
-		events = append(events, e)
-	}
-	sink := transcripts.Sink{
-		Response: func(r transcripts.Response) {
-			if each != nil {
-				each(r)
+	var files []*[]replayEvent // per file, in the session's file order
+	sink := transcripts.Sink{Files: func(string) transcripts.Sink {
+		events := new([]replayEvent)
+		files = append(files, events)
+		var last time.Time
+		add := func(t time.Time, e replayEvent) {
+			if t.IsZero() {
+				t = last
 			}
-			add(r.File, r.Time, replayEvent{resp: &r})
-		},
-		ToolResult: func(r transcripts.ToolResult) { add(r.File, r.Time, replayEvent{result: &r}) },
-		ToolCall:   func(c transcripts.ToolCall) { add(c.File, c.Time, replayEvent{call: &c}) },
-	}
+			last = t
+			e.at = t
+			*events = append(*events, e)
+		}
+		return transcripts.Sink{
+			Response:   func(r transcripts.Response) { add(r.Time, replayEvent{resp: &r}) },
+			ToolResult: func(r transcripts.ToolResult) { add(r.Time, replayEvent{result: &r}) },
+			ToolCall:   func(c transcripts.ToolCall) { add(c.Time, replayEvent{call: &c}) },
+		}
+	}}
 	var pos transcripts.Position
 	if _, err := read(ctx, path, &pos, sink); err != nil {
 		return nil, err
 	}
-	if len(last) > 1 {
+	var events []replayEvent
+	for _, f := range files {
+		events = append(events, *f...)
+	}
+	if each != nil {
+		for _, e := range events {
+			if e.resp != nil {
+				each(*e.resp)
+			}
+		}
+	}
+	if len(files) > 1 {
 		sort.SliceStable(events, func(i, j int) bool { return events[i].at.Before(events[j].at) })
 	}
 	return events, nil

@@ -77,7 +77,8 @@
 // # Bounds
 //
 // Memory is bounded whatever the file size: lines are streamed through a
-// fixed buffer and a line longer than MaxLine (64 MiB) is skipped. A Position
+// buffer that grows to hold a long line (it keeps at most 4 MiB for the
+// lines after it) and a line longer than MaxLine (64 MiB) is skipped. A Position
 // holds about 170 bytes per file (the last few responses of a Claude file
 // included; 3.6 KB for a session with 20 subagents), plus the 8-byte key of
 // each response and tool result counted (11 bytes in JSON: 22 KB for a

@@ -1,7 +1,6 @@
 package transcripts
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -221,14 +220,19 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 	return more, err
 }
 
-// scanLines streams r through a fixed buffer. Lines longer than MaxLine are
-// skipped; a last line without its newline is left for the next call. fn
-// must not keep line.
+// keepBuf is the largest line buffer a read keeps once a long line made it
+// grow: a session with several multi-MB tool outputs reads each of them in
+// place, without holding a huge buffer for the rest of the file.
+const keepBuf = 4 << 20
+
+// scanLines streams r through a buffer that starts at bufSize and grows to
+// hold a long line. Lines longer than MaxLine are skipped; a last line
+// without its newline is left for the next call. fn must not keep line.
 func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn func(line []byte)) (bool, error) {
-	br := bufio.NewReaderSize(r, bufSize)
-	var long []byte // the start of a line longer than the buffer
-	var pending int64
-	tooLong := false
+	buf := make([]byte, bufSize)
+	start, scanned, end := 0, 0, 0 // buf[start:end] is unhandled; no newline in buf[start:scanned]
+	var skipped int64              // bytes of a too-long line already dropped
+	tooLong, eof := false, false
 	for n := 0; ; n++ {
 		// Inside a long line too: a line that never ends (a file being
 		// written without newlines) must not outlast the deadline. Its
@@ -236,34 +240,46 @@ func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn fu
 		if n > 0 && n&63 == 0 && ctx.Err() != nil {
 			return true, nil
 		}
-		chunk, err := br.ReadSlice('\n')
-		switch {
-		case err == nil:
+		if i := bytes.IndexByte(buf[scanned:end], '\n'); i >= 0 {
+			nl := scanned + i
 			if !tooLong {
-				line := chunk
-				if pending > 0 {
-					long = append(long, chunk...)
-					line = long
-				}
-				fn(bytes.TrimSuffix(line[:len(line)-1], []byte("\r")))
+				fn(bytes.TrimSuffix(buf[start:nl], []byte("\r")))
 			}
-			fp.Off += pending + int64(len(chunk))
-			pending, tooLong = 0, false
-			if cap(long) > 4<<20 {
-				long = nil // do not hold a huge buffer for the rest of the file
-			}
-			long = long[:0]
-		case errors.Is(err, bufio.ErrBufferFull):
-			pending += int64(len(chunk))
-			if !tooLong {
-				long = append(long, chunk...)
-				if len(long) > MaxLine {
-					tooLong, long = true, nil
-				}
-			}
-		case errors.Is(err, io.EOF):
+			fp.Off += skipped + int64(nl+1-start)
+			skipped, tooLong = 0, false
+			start, scanned = nl+1, nl+1
+			continue
+		}
+		scanned = end
+		if eof {
 			return false, nil
-		default:
+		}
+		// Make room: move the unhandled start of a line to the front, grow
+		// the buffer for a long line, or drop a line over MaxLine.
+		switch {
+		case start > 0:
+			if len(buf) > keepBuf && end-start <= keepBuf/2 {
+				buf = append(make([]byte, 0, keepBuf), buf[start:end]...)[:keepBuf]
+			} else {
+				copy(buf, buf[start:end])
+			}
+			end -= start
+			scanned, start = end, 0
+		case end == len(buf) && (tooLong || len(buf) > MaxLine):
+			skipped += int64(end)
+			tooLong, end, scanned = true, 0, 0
+			buf = make([]byte, bufSize) // the rest of the line is only looked through
+		case end == len(buf):
+			grown := make([]byte, min(2*len(buf), MaxLine+1))
+			copy(grown, buf[:end])
+			buf = grown
+		}
+		m, err := r.Read(buf[end:])
+		end += m
+		switch {
+		case errors.Is(err, io.EOF):
+			eof = true
+		case err != nil:
 			return false, err
 		}
 	}

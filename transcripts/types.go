@@ -116,6 +116,14 @@ type Sink struct {
 	// ToolCall nil also skips looking for tool calls, which the hook's hot
 	// path does not need.
 	ToolCall func(ToolCall)
+
+	// Files, when set, is called once per file of the session, in the
+	// session's file order and before any record is read, and the files
+	// are then read at the same time (a whole first read, such as replay's,
+	// on several cores). Each file's records go in file order to the Sink
+	// Files returned for it, not to the functions above; the Sinks of
+	// different files are called concurrently.
+	Files func(file string) Sink
 }
 
 func (s *Sink) response(r Response) {
