@@ -27,6 +27,7 @@ var claudeAgent, codexAgent agent
 var binaryForPackage = map[string]string{
 	"@anthropic-ai/claude-code": "claude",
 	"@openai/codex":             "codex",
+	"opencode-ai":               "opencode",
 }
 
 // cacheRoot is where install-agents.sh puts the agents. It is read from the

@@ -45,6 +45,7 @@ type claudeOpts struct {
 	Model  string // --model; "" = Claude Code's default
 	Resume string // --resume <session id>
 	Env    map[string]string
+	Args   []string // more arguments for claude
 }
 
 // runClaude runs `claude -p prompt --output-format json` against the fake
@@ -59,6 +60,7 @@ func (s *sandbox) runClaude(srv *anthropicServer, prompt string, o claudeOpts) c
 	if o.Resume != "" {
 		args = append(args, "--resume", o.Resume)
 	}
+	args = append(args, o.Args...)
 	env := map[string]string{
 		"ANTHROPIC_BASE_URL":                       srv.URL(),
 		"ANTHROPIC_API_KEY":                        "dummy",
