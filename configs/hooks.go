@@ -61,8 +61,21 @@ func (u Undo) Merge(earlier *Undo) Undo {
 // IsRunawayCommand reports whether a handler's command runs runaway's hook:
 // the program, after shell unquoting, is named runaway and its first
 // argument is `hook`. Substrings never count.
+//
+// Gemini CLI's entry is guarded against a missing program
+// (GuardedHookCommand): `[ -x BIN ] && exec BIN hook gemini`.
 func IsRunawayCommand(command string) bool {
 	words := ShellWords(command)
+	if len(words) >= 4 && words[0] == "[" && words[1] == "-x" && isRunawayProgram(words[2]) && words[3] == "]" {
+		_, rest, ok := strings.Cut(command, "&&")
+		if !ok {
+			return false
+		}
+		words = ShellWords(rest)
+		if len(words) > 0 && words[0] == "exec" {
+			words = words[1:]
+		}
+	}
 	return len(words) >= 2 && isRunawayProgram(words[0]) && words[1] == "hook"
 }
 
@@ -84,6 +97,15 @@ func ShellQuote(s string) string {
 // ends in `|| true` so that a crashed runaway never blocks the agent.
 func HookCommand(bin, harness string) string {
 	return ShellQuote(bin) + " hook " + harness + " || true"
+}
+
+// GuardedHookCommand is the command for agents that treat a failed hook as
+// "block" (Gemini CLI reads exit code 127 of a missing program so) and whose
+// timeout `|| true` would defeat: it runs runaway only when it is there, and
+// exec lets the agent's timeout reach runaway itself.
+func GuardedHookCommand(bin, harness string) string {
+	q := ShellQuote(bin)
+	return "[ -x " + q + " ] && exec " + q + " hook " + harness
 }
 
 // ShellWords splits the first simple command of a shell command line into

@@ -109,6 +109,17 @@ type openCodeOutput struct {
 	Message string `json:"message,omitempty"`
 }
 
+// geminiOutput is Gemini CLI's BeforeTool answer. It has no "ask" that
+// works headless (the run waits for a confirmation forever), so asks are
+// denials that tell the model to ask the person, as for Codex.
+type geminiOutput struct {
+	Decision      string `json:"decision,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	Continue      *bool  `json:"continue,omitempty"`
+	StopReason    string `json:"stopReason,omitempty"`
+	SystemMessage string `json:"systemMessage,omitempty"`
+}
+
 // Encode renders the answer in the harness's own format. An answer with
 // nothing to say is no output at all (Cursor: `{}`), which every harness
 // reads as "no decision".
@@ -122,6 +133,8 @@ func (a Answer) Encode(h Harness) []byte {
 		return a.encodeCodex()
 	case OpenCode:
 		return a.encodeOpenCode()
+	case Gemini:
+		return a.encodeGemini()
 	default:
 		return a.encodeClaude()
 	}
@@ -173,10 +186,10 @@ func (a Answer) encodeCodex() []byte {
 }
 
 // received names the decision as the agent gets it, for what people read
-// (status, replay, the decision log): Codex and OpenCode have no ask, they
-// get a deny.
+// (status, replay, the decision log): Codex, Gemini CLI and OpenCode have
+// no ask, they get a deny.
 func received(h Harness, k Kind) string {
-	if (h == Codex || h == OpenCode) && k == Ask {
+	if (h == Codex || h == Gemini || h == OpenCode) && k == Ask {
 		return Deny.String()
 	}
 	return k.String()
@@ -192,6 +205,28 @@ func (a Answer) encodeOpenCode() []byte {
 	out := openCodeOutput{Message: a.reasons(Warn, Warn, false), Stop: k == Stop}
 	if k >= Ask {
 		out.Deny = a.reasons(Ask, Stop, true)
+	}
+	return marshal(out)
+}
+
+func (a Answer) encodeGemini() []byte {
+	var out geminiOutput
+	switch k := a.Kind(); k {
+	case None:
+		return nil
+	case Warn:
+		out.SystemMessage = a.reasons(Warn, Warn, false)
+	default:
+		// The reason goes to the model as the tool's error; the system
+		// message to the person. continue: false ends the run.
+		out.Decision = "deny"
+		out.Reason = a.reasons(Ask, Stop, true)
+		out.SystemMessage = a.reasons(Warn, Warn, false)
+		if k == Stop {
+			f := false
+			out.Continue = &f
+			out.StopReason = a.reasons(Stop, Stop, false)
+		}
 	}
 	return marshal(out)
 }

@@ -1,10 +1,12 @@
 package guard
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,7 +29,7 @@ func TestEncodeGolden(t *testing.T) {
 		"stop_and_more": {Verdicts: []Verdict{warn, ask, stop}},
 	}
 	for name, a := range cases {
-		for _, h := range []Harness{Claude, Codex, Cursor, OpenCode} {
+		for _, h := range []Harness{Claude, Codex, Cursor, OpenCode, Gemini} {
 			got := a.Encode(h)
 			golden := filepath.Join("testdata", "answer", string(h)+"_"+name+".golden")
 			if *update {
@@ -84,6 +86,41 @@ func TestCodexGetsOnlyFieldsItAccepts(t *testing.T) {
 				if spec["permissionDecision"] != "deny" || spec["permissionDecisionReason"] == "" {
 					t.Errorf("%s: Codex only honours deny with a non-empty reason", out)
 				}
+			}
+		}
+	}
+}
+
+// Gemini CLI hangs a headless run forever on "ask", and reads stdout as
+// plain text (an allow) unless it is one JSON object: every answer is one
+// object, and never says ask.
+func TestGeminiNeverAsks(t *testing.T) {
+	kinds := []Verdict{
+		{Kind: Warn, Reason: "w"}, {Kind: Ask, Reason: "a", ModelHint: "ask the person"}, {Kind: Deny, Reason: "d"}, {Kind: Stop, Reason: "s"},
+	}
+	for i := range kinds {
+		for j := range kinds {
+			a := Answer{Verdicts: []Verdict{kinds[i], kinds[j]}}
+			out := a.Encode(Gemini)
+			var top map[string]any
+			dec := json.NewDecoder(bytes.NewReader(out))
+			if err := dec.Decode(&top); err != nil {
+				t.Fatalf("%s: %v", out, err)
+			}
+			if dec.More() {
+				t.Errorf("%s: more than one JSON value", out)
+			}
+			switch d := top["decision"]; {
+			case a.Kind() >= Ask && (d != "deny" || top["reason"] == ""):
+				t.Errorf("%s: a %v must be a deny with a reason", out, a.Kind())
+			case a.Kind() < Ask && d != nil:
+				t.Errorf("%s: a warning decides nothing", out)
+			}
+			if (top["continue"] == false) != (a.Kind() == Stop) {
+				t.Errorf("%s: continue:false only for a stop", out)
+			}
+			if a.Kind() == Ask && !strings.Contains(top["reason"].(string), "ask the person") {
+				t.Errorf("%s: the model is not told to ask the person", out)
 			}
 		}
 	}

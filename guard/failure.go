@@ -3,6 +3,7 @@ package guard
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -25,6 +26,11 @@ func (s *Session) addResult(r transcripts.ToolResult) {
 	f := &s.Failures
 	if i := slices.Index(f.Ours, r.ToolUseID); i >= 0 && r.ToolUseID != "" {
 		f.Ours = slices.Delete(f.Ours, i, i+1)
+		return
+	}
+	if strings.HasPrefix(r.Blocked, "runaway: ") {
+		// Gemini CLI sends no call id to the hook, but its session file
+		// keeps the reason a hook gave: runaway's own reasons start so.
 		return
 	}
 	if r.Failed {

@@ -137,7 +137,7 @@ func (h *Hook) duration(env string, def time.Duration) time.Duration {
 // the log (and no decision).
 func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byte, error) {
 	switch hint {
-	case "", Claude, Codex, OpenCode:
+	case "", Claude, Codex, OpenCode, Gemini:
 	default:
 		h.errorLog().Log("hook", fmt.Errorf("unknown harness %q on the command line; telling it from the input", hint))
 		hint = ""

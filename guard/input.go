@@ -15,6 +15,7 @@ const (
 	Codex    Harness = "codex"
 	Cursor   Harness = "cursor"
 	OpenCode Harness = "opencode"
+	Gemini   Harness = "gemini"
 )
 
 // maxSessionID bounds a session id: the agents send UUIDs.
@@ -24,8 +25,9 @@ const maxSessionID = 256
 // anything larger is not a tool call runaway should spend time on.
 const MaxInput = 8 << 20
 
-// Input is one PreToolUse call as the agents send it. Field names are the
-// union of Claude Code's, Codex's and Cursor's (see shared/reference).
+// Input is one PreToolUse (Gemini CLI: BeforeTool) call as the agents send
+// it. Field names are the union of Claude Code's, Codex's, Cursor's and
+// Gemini CLI's (see shared/reference).
 type Input struct {
 	SessionID      string          `json:"session_id"`
 	TranscriptPath string          `json:"transcript_path"`
@@ -89,8 +91,9 @@ func ParseInput(data []byte, hint Harness) (*Input, error) {
 }
 
 // detect tells the harness from the input: cursor_version → Cursor,
-// an "opencode" object → OpenCode, turn_id → Codex, otherwise Claude Code
-// (or the hint, when it is Codex and the input carries nothing to tell).
+// an "opencode" object → OpenCode, turn_id → Codex, Gemini CLI's event
+// names → Gemini CLI, otherwise Claude Code (or the hint, when it is Codex
+// and the input carries nothing to tell).
 func detect(in *Input, hint Harness) Harness {
 	switch {
 	case in.CursorVersion != "":
@@ -101,19 +104,24 @@ func detect(in *Input, hint Harness) Harness {
 		return OpenCode
 	case in.TurnID != "":
 		return Codex
+	case in.HookEventName == geminiBeforeTool:
+		return Gemini
 	case hint == Codex && in.PromptID == "":
 		return Codex
 	}
 	return Claude
 }
 
+// geminiBeforeTool is Gemini CLI's event before a tool call.
+const geminiBeforeTool = "BeforeTool"
+
 // isToolCall reports whether the input is a call before a tool runs
-// (PreToolUse; OpenCode's tool.execute.before); runaway's entry is only
-// installed for those events, but a hand-made entry may send others, and
+// (PreToolUse; Gemini CLI's BeforeTool; OpenCode's tool.execute.before);
+// runaway's entry is only installed for those events, but a hand-made entry may send others, and
 // those get no decision.
 func (in *Input) isToolCall() bool {
 	switch in.HookEventName {
-	case "", "PreToolUse", "preToolUse", "tool.execute.before":
+	case "", "PreToolUse", "preToolUse", "tool.execute.before", geminiBeforeTool:
 		return in.ToolName != ""
 	}
 	return false

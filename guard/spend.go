@@ -193,10 +193,7 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID s
 		},
 	}
 	wait := callID != "" && !found && s.Spend.Misses < maxMisses
-	read := transcripts.ReadClaude
-	if h == Codex {
-		read = transcripts.ReadCodex
-	}
+	read := reader(h)
 	deadline := time.Now().Add(lagWait)
 	for {
 		more, err = read(ctx, path, &s.Spend.Pos, sink)
@@ -216,6 +213,17 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID s
 		s.Spend.Misses = 0
 	}
 	return more, err
+}
+
+// reader is the transcript reader for the harness's session files.
+func reader(h Harness) func(context.Context, string, *transcripts.Position, transcripts.Sink) (bool, error) {
+	switch h {
+	case Codex:
+		return transcripts.ReadCodex
+	case Gemini:
+		return transcripts.ReadGemini
+	}
+	return transcripts.ReadClaude
 }
 
 // How long the hook waits for the call's response to reach the transcript,

@@ -31,6 +31,7 @@ const (
 	codexConfig    // $CODEX_HOME/config.toml
 	openCodePlugin // $XDG_CONFIG_HOME/opencode/plugins/runaway.js
 	openCodeConfig // $XDG_CONFIG_HOME/opencode/opencode.json{,c}, any opencode.json{,c}
+	geminiSettings // $GEMINI_CLI_HOME/.gemini/settings.json, any .gemini/settings.json
 )
 
 // owned: any write is denied, whatever it writes. runaway's OpenCode plugin
@@ -53,6 +54,7 @@ var settingsFiles = []struct {
 	{openCodePlugin, "XDG_CONFIG_HOME", "opencode/plugins/runaway.js"},
 	{openCodeConfig, "XDG_CONFIG_HOME", "opencode/opencode.json"},
 	{openCodeConfig, "XDG_CONFIG_HOME", "opencode/opencode.jsonc"},
+	{geminiSettings, "GEMINI_CLI_HOME", filepath.Join(".gemini", "settings.json")},
 }
 
 // settingsPath is where the file of kind is ("" when HOME is unknown).
@@ -77,6 +79,7 @@ var envDefaults = map[string]string{
 	"XDG_BIN_HOME":      ".local/bin",
 	"CLAUDE_CONFIG_DIR": ".claude",
 	"CODEX_HOME":        ".codex",
+	"GEMINI_CLI_HOME":   "", // Gemini CLI's home: it keeps .gemini in it
 }
 
 // noun names a protected file for people.
@@ -98,6 +101,8 @@ func (k fileKind) noun() string {
 		return "runaway's OpenCode plugin"
 	case openCodeConfig:
 		return "an OpenCode config, where its plugins are loaded"
+	case geminiSettings:
+		return "a Gemini CLI settings file, where its hooks live"
 	}
 	return "a protected file"
 }
@@ -123,6 +128,8 @@ func (t *checker) agentCommand(st *shellState, name string, args []arg) (*findin
 		return codexCmd(args), true
 	case "opencode":
 		return openCodeCmd(st, args), true
+	case "gemini":
+		return t.geminiCmd(st), true
 	}
 	return nil, false
 }
@@ -156,6 +163,8 @@ func agentPackage(pkg string) string {
 		return "codex"
 	case pkg == "opencode-ai" || strings.HasPrefix(pkg, "opencode-ai@"):
 		return "opencode"
+	case strings.HasSuffix(pkg, "gemini-cli"):
+		return "gemini"
 	}
 	return ""
 }
@@ -223,6 +232,63 @@ func codexCmd(args []arg) *finding {
 		if v == "hooks" || v == "codex_hooks" {
 			return &finding{action: "start Codex with its hooks switched off (--disable " + v + ")", why: "which switches runaway's hook off"}
 		}
+	}
+	return nil
+}
+
+// geminiCmd: a Gemini CLI started with another GEMINI_CLI_HOME (or, without
+// one, another HOME) reads another settings file, one without runaway's
+// hook.
+func (t *checker) geminiCmd(st *shellState) *finding {
+	want := t.envDir("GEMINI_CLI_HOME")
+	for _, name := range []string{"GEMINI_CLI_HOME", "HOME"} {
+		v, ok := st.ex.vars[name]
+		for _, kv := range st.env {
+			if val, found := strings.CutPrefix(kv, name+"="); found {
+				v, ok = val, true
+			}
+		}
+		if !ok {
+			if name == "GEMINI_CLI_HOME" && t.getenv(name) != "" {
+				return nil // set by the agent and not changed: HOME no longer matters
+			}
+			continue
+		}
+		if v == "" && name == "GEMINI_CLI_HOME" {
+			continue // empty: Gemini CLI falls back to HOME
+		}
+		if !strings.Contains(v, unknownPart) && filepath.Clean(v) == want {
+			return nil
+		}
+		return &finding{action: "start Gemini CLI with another " + name, why: "whose settings do not run runaway's hook"}
+	}
+	return nil
+}
+
+// geminiChange: Gemini CLI's switches for hooks, hooksConfig.enabled
+// (0.26 and later), tools.enableHooks (earlier) and hooksConfig.disabled
+// (hook names), turned against runaway.
+func geminiChange(path string, oldV, newV map[string]any) *finding {
+	get := func(m map[string]any, outer, inner string) any {
+		o, _ := m[outer].(map[string]any)
+		return o[inner]
+	}
+	for _, sw := range [][2]string{{"hooksConfig", "enabled"}, {"tools", "enableHooks"}} {
+		if get(newV, sw[0], sw[1]) == false && get(oldV, sw[0], sw[1]) != false {
+			return &finding{action: "set " + sw[0] + "." + sw[1] + " to false in " + path, why: "which switches every hook off, runaway's too"}
+		}
+	}
+	disabled := func(m map[string]any) bool {
+		list, _ := get(m, "hooksConfig", "disabled").([]any)
+		for _, v := range list {
+			if s, _ := v.(string); strings.EqualFold(strings.TrimSpace(s), "runaway") {
+				return true
+			}
+		}
+		return false
+	}
+	if disabled(newV) && !disabled(oldV) {
+		return &finding{action: "disable runaway's hook in " + path + " (hooksConfig.disabled)"}
 	}
 	return nil
 }

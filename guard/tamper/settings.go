@@ -26,11 +26,16 @@ func settingsChange(kind fileKind, path, old string, oldExists bool, next string
 		next = ""
 	}
 	switch kind {
-	case claudeSettings, codexHooks:
+	case claudeSettings, codexHooks, geminiSettings:
 		oldV, oldOK := parseSettingsJSON(old, false)
-		// Both agents reject comments and trailing commas: a file with them
-		// loses its hooks.
-		newV, newOK := parseSettingsJSON(next, true)
+		// Claude Code and Codex reject comments and trailing commas: a file
+		// with them loses its hooks. Gemini CLI reads comments.
+		newV, newOK := parseSettingsJSON(next, kind != geminiSettings)
+		if kind == geminiSettings && newOK && oldOK {
+			if f := geminiChange(path, oldV, newV); f != nil {
+				return f
+			}
+		}
 		if kind == claudeSettings && newOK && newV["disableAllHooks"] == true && !(oldOK && oldV["disableAllHooks"] == true) {
 			return &finding{action: "set disableAllHooks in " + path, why: "which switches every hook off, runaway's too"}
 		}
@@ -281,7 +286,11 @@ func editTouchesHooks(kind fileKind, path, old, new string) *finding {
 	flat := strings.Join(strings.Fields(new), "")
 	flatOld := strings.Join(strings.Fields(old), "")
 	switch kind {
-	case claudeSettings, codexHooks:
+	case claudeSettings, codexHooks, geminiSettings:
+		if kind == geminiSettings && (strings.Contains(flat, `"enabled":false`) || strings.Contains(flat, `"enableHooks":false`) ||
+			strings.Contains(flat, `"disabled":[`) && strings.Contains(strings.ToLower(flat), `runaway`)) {
+			return &finding{action: "switch Gemini CLI's hooks off in " + path, why: "which switches runaway's hook off"}
+		}
 		if strings.Contains(flat, `"disableAllHooks":true`) {
 			return &finding{action: "set disableAllHooks in " + path, why: "which switches every hook off, runaway's too"}
 		}

@@ -1,7 +1,8 @@
 // Package tamper is the tamper wire: the agent must not switch its own guard off. Only
 // Bash (Claude Code, Codex), Write, Edit, MultiEdit, NotebookEdit and
-// apply_patch calls are looked at, and OpenCode's bash, write, edit,
-// multiedit and apply_patch. Denied:
+// apply_patch calls are looked at, OpenCode's bash, write, edit, multiedit
+// and apply_patch, and Gemini CLI's run_shell_command, write_file and
+// replace. Denied:
 //
 //   - writing, removing, moving or chmod-ing runaway's config folder, state
 //     folder (and anything in them), its installed program or the running
@@ -26,9 +27,14 @@
 //     opencode.jsonc (global, project, .opencode/) that changes its
 //     "plugin" list (a plugin runs inside OpenCode and can switch runaway's
 //     off); `opencode --pure` or OPENCODE_PURE set for it (no plugins);
+//   - a Gemini CLI settings file ($GEMINI_CLI_HOME/.gemini/settings.json,
+//     any .gemini/settings.json) written so that runaway's entry goes, or
+//     hooksConfig.enabled or tools.enableHooks becomes false, or
+//     hooksConfig.disabled names runaway;
 //   - `runaway allow|remove|setup` by any path or via go run/npx;
 //     `claude --settings` with disableAllHooks; `codex -c features.hooks=false`,
-//     `--disable hooks`, or a -c override of hooks.state turning a hook off.
+//     `--disable hooks`, or a -c override of hooks.state turning a hook off;
+//     `gemini` with another GEMINI_CLI_HOME (or HOME) than the agent's.
 //
 // Reading, and naming those paths in an echo, grep or commit message, pass.
 // Paths are resolved (~, $HOME, $XDG_*, $CLAUDE_CONFIG_DIR, $CODEX_HOME,
@@ -319,6 +325,9 @@ func (t *checker) match(p string) fileKind {
 		// A project's (or .opencode/'s) config loads plugins too.
 		return openCodeConfig
 	}
+	if filepath.Base(p) == "settings.json" && filepath.Base(filepath.Dir(p)) == ".gemini" {
+		return geminiSettings // a project's, or another home's
+	}
 	return notProtected
 }
 
@@ -360,12 +369,16 @@ func (t *checker) inside(p string) []protectedPath {
 // call checks one tool call by its tool's input.
 func (t *checker) call(tool string, input json.RawMessage) *finding {
 	switch tool {
-	case "Bash", "Shell", "exec_command", "shell", "local_shell", "bash":
+	case "Bash", "Shell", "exec_command", "shell", "local_shell", "bash", "run_shell_command":
 		return t.shellInput(input)
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
 		return t.fileTool(tool, input)
 	case "write", "edit", "multiedit":
 		return t.openCodeFileTool(tool, input)
+	case "write_file": // Gemini CLI's, with Write's fields
+		return t.fileTool("Write", input)
+	case "replace": // Gemini CLI's, with Edit's fields
+		return t.fileTool("Edit", input)
 	case "apply_patch":
 		var in struct {
 			Command   string `json:"command"`
@@ -387,6 +400,7 @@ func (t *checker) shellInput(input json.RawMessage) *finding {
 		Command json.RawMessage `json:"command"`
 		Cmd     json.RawMessage `json:"cmd"`
 		Workdir string          `json:"workdir"`
+		DirPath string          `json:"dir_path"` // Gemini CLI's
 	}
 	if json.Unmarshal(input, &in) != nil {
 		return nil
@@ -398,6 +412,8 @@ func (t *checker) shellInput(input json.RawMessage) *finding {
 	cwd := t.cwd
 	if in.Workdir != "" {
 		cwd = abs(in.Workdir, t.cwd)
+	} else if in.DirPath != "" {
+		cwd = abs(in.DirPath, t.cwd)
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
