@@ -70,15 +70,19 @@ const haltHint = "Do not retry: runaway refuses every call until the person send
 
 // escalate turns an ask of a loop or failure wire into a stop when the
 // same wire's last ask in this prompt was refused; otherwise it records the
-// ask. settled says the ask is refused as it is made (Codex, which denies
-// instead; a replay, where nobody answers).
+// ask. settled says the ask is refused as it is made (Codex and Gemini CLI,
+// which deny instead; a replay, where nobody answers).
 func (e *Escalation) escalate(v Verdict, h Harness, toolUseID string, settled bool) Verdict {
 	i := slices.IndexFunc(e.Asks, func(a Asked) bool { return a.Wire == v.Wire })
 	if i >= 0 && e.Asks[i].Refused {
 		e.Asks = slices.Delete(e.Asks, i, i+1)
 		what := "runaway asked about this earlier in this prompt, the call was refused, and the agent went on the same way: runaway ends the turn."
-		if h == Codex {
+		switch h {
+		case Codex:
 			what = "runaway denied this earlier in this prompt and the agent went on the same way: runaway denies every call until the next prompt."
+		case Gemini:
+			// No prompt id: Gemini CLI's continue:false ends the run itself.
+			what = "runaway denied this earlier and the agent went on the same way: runaway ends the run."
 		}
 		stop := Verdict{Kind: Stop, Wire: v.Wire, Reason: strings.TrimSuffix(v.Reason, ".") + "; " + what, ModelHint: haltHint}
 		if e.Prompt != "" {

@@ -294,7 +294,7 @@ func (h *Hook) runWires(c *call, daily float64) Answer {
 		if v.Kind != Ask || !c.policy.Escalate || halt.Kind != None {
 			return v
 		}
-		return s.Escalation.escalate(v, c.in.Harness, c.in.ToolUseID, c.in.Harness == Codex || h.replay)
+		return s.Escalation.escalate(v, c.in.Harness, c.in.ToolUseID, c.in.Harness == Codex || c.in.Harness == Gemini || h.replay)
 	}
 	add(asks(loopWire(s, c.Call, c.policy.RepeatRun)))
 	add(asks(failureWire(s, c.policy.FailureRun)))
