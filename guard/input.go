@@ -117,8 +117,8 @@ const geminiBeforeTool = "BeforeTool"
 
 // isToolCall reports whether the input is a call before a tool runs
 // (PreToolUse; Gemini CLI's BeforeTool; OpenCode's tool.execute.before);
-// runaway's entry is only installed for those events, but a hand-made entry may send others, and
-// those get no decision.
+// runaway's entry is only installed for those events, but a hand-made
+// entry may send others, and those get no decision.
 func (in *Input) isToolCall() bool {
 	switch in.HookEventName {
 	case "", "PreToolUse", "preToolUse", "tool.execute.before", geminiBeforeTool:
