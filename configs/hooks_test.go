@@ -246,10 +246,15 @@ func TestBadShapes(t *testing.T) {
 	}
 }
 
+// strictWhy is what a strict file's error says of comments and commas.
+const strictWhy = "Claude Code and Codex read their settings files as strict JSON, so the agent cannot read this file either; "
+
 func TestStrictErrorsNamePlace(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{"{\n  \"a\": 1,\n}\n", "s.json:3:1: invalid character '}' looking for beginning of object key string"},
-		{"{\n  // c\n  \"a\": 1\n}\n", "s.json:2:3: invalid character '/' looking for beginning of object key string"},
+		{"{\n  \"a\": 1,\n}\n", "s.json:2:9: a trailing comma is not JSON: " + strictWhy + "remove the comma"},
+		{"{\n  // c\n  \"a\": 1\n}\n", "s.json:2:3: a // comment is not JSON: " + strictWhy + "remove the comment (to the end of the line)"},
+		{"{\n  \"a\": [1 /* c */]\n}\n", "s.json:2:11: a /* */ comment is not JSON: " + strictWhy + "remove the comment (up to */)"},
+		{"{\"a\":[1,]}", "s.json:1:8: a trailing comma is not JSON: " + strictWhy + "remove the comma"},
 		{"{\n  \"a\": tru\n}", "s.json:2:11: invalid character '\\n' in literal true (expecting 'e')"},
 	}
 	for _, tt := range tests {
@@ -257,7 +262,7 @@ func TestStrictErrorsNamePlace(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("%q: got %v, want %s", tt.in, err, tt.want)
 		}
-		// JSONC files accept the first two.
+		// JSONC files accept all but the bad literal.
 		if _, err := ParseDoc("s.json", []byte(tt.in), false); (err == nil) == strings.Contains(tt.in, "tru\n") {
 			t.Errorf("%q: jsonc parse: %v", tt.in, err)
 		}

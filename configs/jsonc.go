@@ -99,10 +99,39 @@ func strictCheck(name string, data []byte) error {
 		if off > 0 {
 			off-- // Offset counts the bad byte as read
 		}
+		if _, herr := hujson.Parse(data); herr == nil {
+			// JSON with comments or trailing commas: say which, and why it
+			// matters, rather than the decoder's bare complaint.
+			if at, what, fix := notJSON(data, off); what != "" {
+				line, col := lineColumn(data, at)
+				return &SyntaxError{name, line, col, what + " is not JSON: Claude Code and Codex read their settings files as strict JSON, so the agent cannot read this file either; " + fix}
+			}
+		}
 		line, col := lineColumn(data, off)
 		return &SyntaxError{name, line, col, se.Error()}
 	}
 	return &SyntaxError{name, 1, 1, err.Error()}
+}
+
+// notJSON names what the plain-JSON decoder stopped at, offset off, in a
+// file that is valid JSON with comments: a comment, or a trailing comma
+// (whose offset it returns), and how to mend it.
+func notJSON(data []byte, off int) (at int, what, fix string) {
+	if off < 0 || off >= len(data) {
+		return off, "", ""
+	}
+	switch rest := data[off:]; {
+	case bytes.HasPrefix(rest, []byte("//")):
+		return off, "a // comment", "remove the comment (to the end of the line)"
+	case bytes.HasPrefix(rest, []byte("/*")):
+		return off, "a /* */ comment", "remove the comment (up to */)"
+	case rest[0] == '}' || rest[0] == ']':
+		i := len(bytes.TrimRight(data[:off], " \t\r\n")) - 1
+		if i >= 0 && data[i] == ',' {
+			return i, "a trailing comma", "remove the comma"
+		}
+	}
+	return off, "", ""
 }
 
 // hujsonError turns hujson's "hujson: line L, column C: msg" into a SyntaxError.
