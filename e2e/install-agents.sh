@@ -50,5 +50,9 @@ grep -v '^[[:space:]]*\(#\|$\)' "$here/agents.txt" | while read -r pin; do
     done
     echo "install-agents: installed $pin into $dest in $(( $(date +%s) - start ))s"
   fi
-  echo "install-agents: $bin $("$exe" --version 2>&1 | head -n 1) ($exe)"
+  # The version is on stdout; warnings (Codex: "could not create PATH
+  # aliases" when CODEX_HOME does not exist yet) go to stderr.
+  version="$("$exe" --version 2>/dev/null | head -n 1 || true)"
+  [ -n "$version" ] || version="$("$exe" --version 2>&1 | head -n 1 || true)"
+  echo "install-agents: $bin $version ($exe)"
 done

@@ -1,0 +1,111 @@
+package testscripts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/runaway-guard/runaway/testbin"
+)
+
+// The README's quick start runs as written: its hook line answers a tool
+// call (issue 11, item 9).
+func TestReadmeQuickStartHookLine(t *testing.T) {
+	testbin.TouchSources("..")
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for l := range strings.SplitSeq(quickStart(t, string(readme)), "\n") {
+		if strings.Contains(l, "./cmd/runaway hook") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatal("the README's quick start has no `go run ./cmd/runaway hook` line")
+	}
+	// The built binary stands in for `go run ./cmd/runaway`.
+	script := strings.ReplaceAll(line, "go run ./cmd/runaway", filepath.Join(binDir, "runaway"))
+	home := t.TempDir()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Env = isolated(home)
+	cmd.Dir = home
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("%s\nfailed: %v\n%s", line, err, stderr.String())
+	}
+	if !strings.Contains(string(out), `"permissionDecision":"deny"`) {
+		t.Fatalf("%s\nanswered %q, want the deny the README promises", line, out)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".local", "state", "runaway")); err == nil {
+		t.Errorf("the quick start's hook line wrote into the home's state folder")
+	}
+}
+
+// quickStart is the README's first sh block.
+func quickStart(t *testing.T, readme string) string {
+	_, rest, ok := strings.Cut(readme, "```sh\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("the README has no sh block")
+	}
+	return block
+}
+
+// isolated is the environment with HOME and the XDG folders in home.
+func isolated(home string) []string {
+	env := os.Environ()
+	for k, v := range homeVars(home, filepath.Join(home, "run")) {
+		env = append(env, k+"="+v)
+	}
+	for _, k := range agentVars {
+		env = append(env, k+"=")
+	}
+	return env
+}
+
+// install-agents.sh prints each agent's version, not a warning the agent
+// writes to stderr first (Codex: "could not create PATH aliases") (issue
+// 11, item 9). A fake, already installed Codex stands in for the real one.
+func TestInstallAgentsPrintsVersions(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	src, err := os.ReadFile(filepath.Join("..", "e2e", "install-agents.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(path, data string, mode os.FileMode) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "e2e", "install-agents.sh"), string(src), 0o755)
+	write(filepath.Join(dir, "e2e", "agents.txt"), "@openai/codex@0.169.0\n", 0o644)
+	cache := filepath.Join(dir, "cache")
+	installed := filepath.Join(cache, "openai-codex@0.169.0")
+	write(filepath.Join(installed, "node_modules", ".bin", "codex"),
+		"#!/bin/sh\necho 'WARNING: proceeding, even though we could not create PATH aliases' >&2\necho 'codex-cli 0.169.0'\n", 0o755)
+	write(filepath.Join(installed, ".complete"), "", 0o644)
+
+	cmd := exec.Command("bash", filepath.Join(dir, "e2e", "install-agents.sh"))
+	cmd.Env = append(isolated(dir), "RUNAWAY_E2E_CACHE="+cache)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install-agents.sh: %v\n%s", err, out)
+	}
+	want := "install-agents: codex codex-cli 0.169.0 (" + filepath.Join(installed, "node_modules", ".bin", "codex") + ")"
+	if !strings.Contains(string(out), want+"\n") {
+		t.Fatalf("install-agents.sh printed:\n%s\nwant the line %q", out, want)
+	}
+}
