@@ -41,6 +41,7 @@ type answers struct {
 	harnesses                      []string
 	capChoice, capText             string // capText: the amount when capChoice is customCap
 	warnText, failText, repeatText string
+	agentRules                     bool // write Claude Code's own deny rules
 }
 
 // Run runs the wizard. It returns ErrCancelled when the person stops it.
@@ -100,6 +101,7 @@ func (w Wizard) startingAnswers(agents []Found) answers {
 		warnText:   formatNumber(cmp.Or(deref(o.WarnAt), current.WarnAt) * 100),
 		failText:   strconv.Itoa(cmp.Or(deref(o.FailureRun), current.FailureRun)),
 		repeatText: strconv.Itoa(cmp.Or(deref(o.RepeatRun), current.RepeatRun)),
+		agentRules: !o.NoAgentRules,
 	}
 	if slices.Contains(capChoices, capUSD) {
 		a.capChoice = formatNumber(capUSD)
@@ -192,7 +194,21 @@ func (w Wizard) ask(agents []Found, a *answers) error {
 		w.input("Ask after this many failed calls in a row", &a.failText, func(s string) error { _, err := parseRun(s); return err }),
 		w.input("Ask after this many identical calls in a row", &a.repeatText, func(s string) error { _, err := parseRun(s); return err }),
 	).Title("Other limits").Description("The defaults suit most people: enter keeps each one."))
-	return w.run(limits)
+	if err := w.run(limits); err != nil {
+		return err
+	}
+	if !slices.Contains(a.harnesses, "claude") {
+		return nil
+	}
+	rules := huh.NewForm(huh.NewGroup(
+		huh.NewConfirm().
+			Title("Let Claude Code itself keep runaway's files out of its reach?").
+			Description(w.text(AgentRulesHelp)).
+			Affirmative("Yes (recommended)").
+			Negative("No").
+			Value(&a.agentRules),
+	))
+	return w.run(rules)
 }
 
 // options turns the answers into setup's options (the same ones the flags
@@ -221,6 +237,7 @@ func (a answers) options(base SetupOptions) (SetupOptions, error) {
 		return opts, err
 	}
 	opts.CapUSD, opts.WarnAt, opts.FailureRun, opts.RepeatRun = &capUSD, &warnAt, &failures, &repeats
+	opts.NoAgentRules = !a.agentRules
 	return opts, nil
 }
 
