@@ -208,18 +208,23 @@ func (h *Hook) readSpend(ctx context.Context, c *call) float64 {
 	s := c.sess
 	s.notePrompt(c.in.promptKey())
 	s.Escalation.enterPrompt(c.in.promptKey())
-	before := s.Spend.USD
+	day := h.startDay(s, c.now, c.policy)
 	if r := c.in.OpenCode; r != nil {
-		// OpenCode keeps no transcript: its plugin reports the session's cost.
+		// OpenCode keeps no transcript: its plugin reports the session's
+		// cost, which grew now.
+		before := s.Spend.USD
 		s.applyOpenCode(r, h.pricer(c.policy))
+		if day.counts(c.now) {
+			s.Spend.DayUSD += s.Spend.USD - before
+		}
 	} else {
 		rctx, cancel := context.WithTimeout(ctx, h.readBudget(ctx))
 		defer cancel()
-		if _, err := s.readTranscripts(rctx, c.in.Harness, c.in.TranscriptPath, c.in.ToolUseID, h.pricer(c.policy)); err != nil {
+		if _, err := s.readTranscripts(rctx, c.in.Harness, c.in.TranscriptPath, c.in.ToolUseID, h.pricer(c.policy), day); err != nil {
 			h.errorLog().Log("transcript", err)
 		}
 	}
-	daily, err := h.trackDay(ctx, s, s.Spend.USD-before, c.now, c.policy)
+	daily, err := h.trackDay(ctx, s, c.policy)
 	if err != nil {
 		h.errorLog().Log("daily cap", err)
 	}

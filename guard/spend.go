@@ -40,9 +40,11 @@ type Spend struct {
 	Prompt    Prompt  `json:"prompt"`
 	// Prompts are the other prompts seen lately, least recent first.
 	Prompts []Prompt `json:"prompts,omitempty"`
-	// Day is the local day DayUSD was spent in, for the daily cap.
-	Day    string  `json:"day,omitempty"`
-	DayUSD float64 `json:"day_usd,omitempty"`
+	// Day is the local day DayUSD was spent in, for the daily cap, counted
+	// from DaySince (when the daily cap was set).
+	Day      string    `json:"day,omitempty"`
+	DayUSD   float64   `json:"day_usd,omitempty"`
+	DaySince time.Time `json:"day_since,omitzero"`
 	// Misses counts hook runs in a row that waited in vain for their call
 	// to reach the transcript; SeenCalls are the latest call ids the
 	// transcripts showed, as callKey (see readTranscripts).
@@ -117,8 +119,9 @@ func (s *Session) notePrompt(id string) {
 const promptsMax = 16
 
 // addResponse adds one response record to the spend: its usage less what
-// an earlier record of the same response counted (see transcripts).
-func (s *Session) addResponse(r transcripts.Response, p Pricer) {
+// an earlier record of the same response counted (see transcripts). It
+// returns the dollars added.
+func (s *Session) addResponse(r transcripts.Response, p Pricer) float64 {
 	now, est := p.Cost(r.Model, r.Usage)
 	before, _ := p.Cost(r.Model, r.Counted)
 	s.Spend.USD += now - before
@@ -127,6 +130,7 @@ func (s *Session) addResponse(r transcripts.Response, p Pricer) {
 	if r.Model != "" && !slices.Contains(s.Spend.Models, r.Model) && len(s.Spend.Models) < 8 {
 		s.Spend.Models = append(s.Spend.Models, r.Model)
 	}
+	return now - before
 }
 
 // chooseTranscript picks the file to read. The first transcript a session
@@ -175,7 +179,10 @@ func (s *Session) chooseTranscript(h Harness, path string) string {
 // hooks run at once; a second entry or a retry of the same call) counts as
 // found: nothing it waits for is still to come. A session whose transcripts
 // never show the calls stops waiting after a few misses, until a call shows.
-func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID string, p Pricer) (more bool, err error) {
+//
+// Each response's dollars also go to the session's day when today counts
+// them (see today).
+func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID string, p Pricer, day today) (more bool, err error) {
 	path = s.chooseTranscript(h, path)
 	if path == "" {
 		return false, nil
@@ -185,7 +192,11 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID s
 	}
 	found := callID != "" && s.Spend.sawCall(callID)
 	sink := transcripts.Sink{
-		Response:   func(r transcripts.Response) { s.addResponse(r, p) },
+		Response: func(r transcripts.Response) {
+			if usd := s.addResponse(r, p); day.counts(r.Time) {
+				s.Spend.DayUSD += usd
+			}
+		},
 		ToolResult: s.addResult,
 		ToolCall: func(tc transcripts.ToolCall) {
 			s.Spend.noteCall(tc.ID)
@@ -371,17 +382,73 @@ func (d dailyLedger) update(ctx context.Context, day, key string, spent float64,
 	return total, nil
 }
 
-// trackDay adds the spend growth to the session's day and, with a daily cap,
-// to the ledger; it returns the day's total across sessions, or -1.
-func (h *Hook) trackDay(ctx context.Context, s *Session, grew float64, now time.Time, p configs.Policy) (float64, error) {
-	day := now.Local().Format(time.DateOnly)
-	if s.Spend.Day != day {
-		s.Spend.Day, s.Spend.DayUSD = day, 0
+// today says which responses count toward a session's spend of the day,
+// for the daily cap: those whose timestamp falls on today in the person's
+// local time zone, and, with a daily cap, not before it was set.
+type today struct {
+	day   string
+	since time.Time
+	now   time.Time
+}
+
+// counts reports whether a response made at t counts today; a response
+// without a time is taken as made now.
+func (d today) counts(t time.Time) bool {
+	if t.IsZero() {
+		t = d.now
 	}
-	s.Spend.DayUSD += grew
+	return t.Local().Format(time.DateOnly) == d.day && !t.Before(d.since)
+}
+
+// sinceFile holds when the daily cap was first seen set.
+const sinceFile = "since"
+
+// startDay begins the session's count of today (a new day starts at zero)
+// and says which responses count in it. The daily cap counts from when it
+// is set: when the config file was last written before the first call that
+// sees the cap, or that call (a cap from the environment), remembered in
+// the ledger's folder and forgotten by the first call that sees it unset.
+func (h *Hook) startDay(s *Session, now time.Time, p configs.Policy) today {
+	d := today{day: now.Local().Format(time.DateOnly), now: now, since: h.dailySince(now, p)}
+	if s.Spend.Day != d.day || !s.Spend.DaySince.Equal(d.since) {
+		s.Spend.Day, s.Spend.DayUSD, s.Spend.DaySince = d.day, 0, d.since
+	}
+	return d
+}
+
+// dailySince is when the daily cap was set; zero without one.
+func (h *Hook) dailySince(now time.Time, p configs.Policy) time.Time {
+	path := filepath.Join(h.StateDir, "daily", sinceFile)
+	if p.DailyCapUSD <= 0 {
+		_ = os.Remove(path)
+		return time.Time{}
+	}
+	if data, err := readRegular(path); err == nil {
+		if t, err := time.Parse(time.RFC3339Nano, string(data)); err == nil {
+			return t
+		}
+	}
+	since := now
+	if fi, err := os.Stat(h.ConfigPath); err == nil && fi.ModTime().Before(now) {
+		since = fi.ModTime()
+	}
+	since = since.UTC()
+	err := os.MkdirAll(filepath.Dir(path), 0o700)
+	if err == nil {
+		err = writeFileAtomic(path, []byte(since.Format(time.RFC3339Nano)))
+	}
+	if err != nil {
+		h.errorLog().Log("daily cap", err)
+	}
+	return since
+}
+
+// trackDay records, with a daily cap, the session's spend today in the
+// ledger; it returns the day's total across sessions, or -1.
+func (h *Hook) trackDay(ctx context.Context, s *Session, p configs.Policy) (float64, error) {
 	if p.DailyCapUSD <= 0 {
 		return -1, nil
 	}
 	ledger := dailyLedger{dir: filepath.Join(h.StateDir, "daily")}
-	return ledger.update(ctx, day, fileBase(s.Harness, s.SessionID), s.Spend.DayUSD, h.lockWait())
+	return ledger.update(ctx, s.Spend.Day, fileBase(s.Harness, s.SessionID), s.Spend.DayUSD, h.lockWait())
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/transcripts"
@@ -29,6 +30,8 @@ type claudeSession struct {
 	id   string
 	path string
 	n    int
+	// ts stamps the next responses; empty: the test clock's time.
+	ts string
 }
 
 func newClaudeSession(t *testing.T, id string, env map[string]string) *claudeSession {
@@ -42,8 +45,12 @@ func newClaudeSession(t *testing.T, id string, env map[string]string) *claudeSes
 // one tool call, then runs the hook on that call; it returns the answer.
 func (s *claudeSession) respond(millions int, extra string) string {
 	s.n++
-	line := fmt.Sprintf(`{"type":"assistant","sessionId":%q,"requestId":"req_%d","timestamp":"2026-11-30T10:00:00Z","message":{"id":"msg_%d","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"step %d"}}],"usage":{"input_tokens":%d,"output_tokens":0}}}`+"\n",
-		s.id, s.n, s.n, s.n, s.n, millions*1_000_000)
+	ts := s.ts
+	if ts == "" {
+		ts = "2026-11-30T12:00:00Z"
+	}
+	line := fmt.Sprintf(`{"type":"assistant","sessionId":%q,"requestId":"req_%d","timestamp":%q,"message":{"id":"msg_%d","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"step %d"}}],"usage":{"input_tokens":%d,"output_tokens":0}}}`+"\n",
+		s.id, s.n, ts, s.n, s.n, s.n, millions*1_000_000)
 	f, err := os.OpenFile(s.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		s.t.Fatal(err)
@@ -143,6 +150,46 @@ func TestDailyCapAcrossSessions(t *testing.T) {
 	}
 	if got := b.respond(2, ""); !strings.Contains(got, "all sessions have spent $11.00 today; the daily cap is $10.00") {
 		t.Fatal(got)
+	}
+}
+
+// The daily cap counts each response on the day its timestamp says: a
+// first read of a session's history does not put ten-day-old spend on today.
+func TestDailyCapCountsResponsesOnTheirDay(t *testing.T) {
+	s := newClaudeSession(t, "old", map[string]string{"RUNAWAY_SESSION_CAP_USD": "100", "RUNAWAY_DAILY_CAP_USD": "10"})
+	s.ts = "2026-11-20T10:00:00Z"
+	s.respond(20, "")
+	s.ts = ""
+	if got := s.respond(1, ""); got != "" {
+		t.Fatalf("$20 ten days ago and $1 today, daily cap $10: %s", got)
+	}
+	if got := s.respond(9, ""); !strings.Contains(got, "all sessions have spent $10.00 today") {
+		t.Fatalf("$10 today: %s", got)
+	}
+}
+
+// The daily cap counts from when it is set (the first call that sees it): a
+// session that spent $8 today before it was set is not stopped at once, and
+// what it spends after counts up to the cap.
+func TestDailyCapCountsFromWhenItIsSet(t *testing.T) {
+	env := map[string]string{"RUNAWAY_SESSION_CAP_USD": "100"}
+	s := newClaudeSession(t, "before", env)
+	clock := time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)
+	s.h.Now = func() time.Time { return clock }
+	s.ts = "2026-11-30T10:30:00Z"
+	s.respond(8, "")
+	env["RUNAWAY_DAILY_CAP_USD"] = "10"
+	clock, s.ts = clock.Add(time.Hour), "2026-11-30T11:59:00Z"
+	if got := s.respond(0, ""); got != "" {
+		t.Fatalf("$8 before the cap was set: %s", got)
+	}
+	clock, s.ts = clock.Add(time.Hour), "2026-11-30T12:30:00Z"
+	if got := s.respond(3, ""); got != "" {
+		t.Fatalf("$3 since the cap was set: %s", got)
+	}
+	clock, s.ts = clock.Add(time.Hour), "2026-11-30T13:30:00Z"
+	if got := s.respond(7, ""); !strings.Contains(got, "all sessions have spent $10.00 today") {
+		t.Fatalf("$10 since the cap was set: %s", got)
 	}
 }
 

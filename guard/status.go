@@ -85,7 +85,7 @@ func (s *Store) current(ctx context.Context, prefix string, pr Pricer) ([]*Sessi
 			continue
 		}
 		cp := clone(sess)
-		if _, err := cp.readTranscripts(ctx, cp.Harness, cp.Spend.Transcript, "", pr); err != nil {
+		if _, err := cp.readTranscripts(ctx, cp.Harness, cp.Spend.Transcript, "", pr, today{}); err != nil {
 			cp = sess
 		}
 		out = append(out, cp)
