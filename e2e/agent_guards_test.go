@@ -99,3 +99,46 @@ echo ok >> ` + ranLog + "\n"
 		t.Errorf("the session's cap is $%.2f, want setup's $20", st.CapUSD)
 	}
 }
+
+// Codex's own sandbox: under workspace-write its commands cannot write
+// runaway's files, with runaway's hook gone; doctor calls that enforced.
+func TestCodexSandboxHoldsWithoutTheHook(t *testing.T) {
+	requireCommand(t, "setup")
+	codexAgent.require(t)
+	t.Parallel()
+	s := newSandbox(t)
+	u := codexUsage{Input: 1000}
+	srv := newOpenAIServer(t, codexScript{Turns: []codexTurn{
+		{Cmd: `echo '{"session_cap_usd": 1000}' > "$HOME/.config/runaway/config.json"`, Usage: u},
+		{Cmd: "echo ok >> " + ranLog, Usage: u},
+	}})
+	s.writeCodexConfig(srv)
+	cfgPath := filepath.Join(s.codexDir, "config.toml")
+	// The test's home is under /tmp, which Codex lets commands write unless told not to.
+	cfg := strings.Replace(s.readFile(cfgPath), `sandbox_mode = "danger-full-access"`, `sandbox_mode = "workspace-write"`, 1) +
+		"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n"
+	s.writeFile(cfgPath, cfg)
+	s.installRunaway()
+	doctor := s.runaway("doctor")
+	if !strings.Contains(doctor.Stdout, "codex-protection   enforced by Codex: sandbox_mode = \"workspace-write\"") {
+		t.Errorf("doctor does not call Codex's sandbox enforced:\n%s", doctor.Stdout)
+	}
+	config := filepath.Join(s.configDir, "config.json")
+	before := s.readFile(config)
+	bin := filepath.Join(s.binHome, "runaway")
+	if err := os.Rename(bin, bin+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	r := s.runCodex(srv, "raise your own cap", nil)
+	if got := s.readFile(config); got != before {
+		t.Errorf("Codex's sandbox let the command write runaway's config:\n%s", got)
+	}
+	outs := r.ToolOutputs()
+	t.Logf("tool outputs: %q", outs)
+	if len(outs) != 2 || !strings.Contains(outs[0], "Read-only file system") {
+		t.Errorf("the write was not refused by Codex's sandbox: %q", outs)
+	}
+	if got := strings.Join(s.ranLines(), ","); got != "ok" {
+		t.Errorf("calls that ran: %q, want the harmless one (in the workspace)", got)
+	}
+}

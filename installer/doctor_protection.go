@@ -93,7 +93,9 @@ func (d *doctor) checkCodexSandbox(f InstalledFile) {
 	var cfg struct {
 		SandboxMode string `toml:"sandbox_mode"`
 		Workspace   struct {
-			WritableRoots []string `toml:"writable_roots"`
+			WritableRoots       []string `toml:"writable_roots"`
+			ExcludeSlashTmp     bool     `toml:"exclude_slash_tmp"`
+			ExcludeTmpdirEnvVar bool     `toml:"exclude_tmpdir_env_var"`
 		} `toml:"sandbox_workspace_write"`
 	}
 	path := filepath.Join(filepath.Dir(f.Path), "config.toml")
@@ -110,10 +112,19 @@ func (d *doctor) checkCodexSandbox(f InstalledFile) {
 		d.add(StatusOK, check, "enforced by Codex: sandbox_mode = \"read-only\" keeps its commands from writing anywhere%s", bypass)
 	case "workspace-write", "":
 		dirs, files := protectedPaths(d.paths, d.recordedSettings())
-		for _, root := range cfg.Workspace.WritableRoots {
+		// Besides the workspace and writable_roots, Codex lets commands
+		// write /tmp and $TMPDIR unless told not to.
+		roots := slices.Clone(cfg.Workspace.WritableRoots)
+		if !cfg.Workspace.ExcludeSlashTmp && runtime.GOOS != "windows" {
+			roots = append(roots, "/tmp")
+		}
+		if tmp := os.Getenv("TMPDIR"); tmp != "" && !cfg.Workspace.ExcludeTmpdirEnvVar {
+			roots = append(roots, tmp)
+		}
+		for _, root := range roots {
 			for _, p := range append(dirs, files...) {
 				if within(p, root) {
-					d.add(StatusWarn, check, "guard rail only for %s: it is inside writable root %s ([sandbox_workspace_write] in %s), so Codex's commands may write it", Tilde(p), root, Tilde(path))
+					d.add(StatusWarn, check, "guard rail only for %s: it is inside %s, which Codex's commands may write under workspace-write (writable_roots, or /tmp and $TMPDIR unless [sandbox_workspace_write] exclude_slash_tmp and exclude_tmpdir_env_var are set in %s)", Tilde(p), root, Tilde(path))
 					return
 				}
 			}
