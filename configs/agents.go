@@ -23,6 +23,9 @@ type SettingsFile struct {
 	// OnlyHooksKey: the file should hold nothing but "hooks" (some Codex
 	// versions reject a hooks.json with any other top-level key).
 	OnlyHooksKey bool
+	// Platform decides the entry's form (see HandlerFor); zero is this
+	// machine, with an exec-form-capable Claude Code not assumed.
+	Platform Platform
 }
 
 // ClaudeDir is Claude Code's config folder: $CLAUDE_CONFIG_DIR, else ~/.claude.
@@ -114,7 +117,7 @@ func SettingsFor(harness string) (SettingsFile, bool) {
 
 // Spec is runaway's handler for this file, running the binary at bin.
 func (f SettingsFile) Spec(bin string) HookSpec {
-	return HookSpec{Event: "PreToolUse", Command: HookCommand(bin, f.Harness), Timeout: HookTimeout}
+	return HandlerFor(f.Harness, bin, f.Platform)
 }
 
 // Read reads and parses the file (missing counts as `{}`); name is how

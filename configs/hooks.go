@@ -14,7 +14,14 @@ import (
 type HookSpec struct {
 	Event   string // "PreToolUse"
 	Command string
-	Timeout int // seconds
+	// Args, when set, is Claude Code's exec form: Command is the program,
+	// run with Args and no shell.
+	Args []string
+	// Shell is Claude Code's "shell" ("bash"); CommandWindows is Codex's
+	// command for Windows. Empty means the field is not written.
+	Shell          string
+	CommandWindows string
+	Timeout        int // seconds
 }
 
 // Entry is one of runaway's handlers found in a settings file.
@@ -27,6 +34,9 @@ type Entry struct {
 	Command        string
 	Program        string   // the command's first word, shell quoting removed
 	Args           []string // the words after it, up to the first operator
+	ExecForm       bool     // Claude Code's exec form: Program and Args are "command" and "args"
+	Shell          string   // Claude Code's "shell", if any
+	CommandWindows string   // Codex's "commandWindows", if any
 	Timeout        float64
 	HasTimeout     bool
 	OrTrue         bool // the command ends in `|| true`, so a crash cannot block
@@ -65,17 +75,32 @@ func (u Undo) Merge(earlier *Undo) Undo {
 // Gemini CLI's entry is guarded against a missing program
 // (GuardedHookCommand): `[ -x BIN ] && exec BIN hook gemini`.
 func IsRunawayCommand(command string) bool {
-	words := ShellWords(command)
+	return isRunawayWords(handlerWords(command, nil))
+}
+
+// IsRunawayHandler is IsRunawayCommand for a handler in either form: shell
+// form (args nil) or exec form ("command" the program, "args" its words).
+func IsRunawayHandler(command string, args []string) bool {
+	return isRunawayWords(handlerWords(command, args))
+}
+
+// guardedWords unwraps GuardedHookCommand's `[ -x BIN ] && exec BIN …`
+// into the words of the command it guards.
+func guardedWords(command string, words []string) []string {
 	if len(words) >= 4 && words[0] == "[" && words[1] == "-x" && isRunawayProgram(words[2]) && words[3] == "]" {
 		_, rest, ok := strings.Cut(command, "&&")
 		if !ok {
-			return false
+			return nil
 		}
 		words = ShellWords(rest)
 		if len(words) > 0 && words[0] == "exec" {
 			words = words[1:]
 		}
 	}
+	return words
+}
+
+func isRunawayWords(words []string) bool {
 	return len(words) >= 2 && isRunawayProgram(words[0]) && words[1] == "hook"
 }
 
@@ -207,7 +232,8 @@ func ourHandlers(hooks *hujson.Object) []handlerRef {
 		for gi := range arr.Elements {
 			handlers := groupHandlers(&arr.Elements[gi])
 			for hi := range handlers.Elements {
-				if IsRunawayCommand(stringMember(&handlers.Elements[hi], "command")) {
+				h := &handlers.Elements[hi]
+				if IsRunawayHandler(stringMember(h, "command"), stringsMember(h, "args")) {
 					refs = append(refs, handlerRef{ei, gi, hi})
 				}
 			}
@@ -249,6 +275,32 @@ func stringMember(v *hujson.Value, name string) string {
 	return lit.String()
 }
 
+// stringsMember returns the member name when it is an array of strings
+// (empty, not nil, when it is an empty array), else nil.
+func stringsMember(v *hujson.Value, name string) []string {
+	obj := asObject(v)
+	if obj == nil {
+		return nil
+	}
+	i := findMember(obj, name)
+	if i < 0 {
+		return nil
+	}
+	arr := asArray(&obj.Members[i].Value)
+	if arr == nil {
+		return nil
+	}
+	out := []string{}
+	for _, e := range arr.Elements {
+		lit, ok := e.Value.(hujson.Literal)
+		if !ok || lit.Kind() != '"' {
+			return nil
+		}
+		out = append(out, lit.String())
+	}
+	return out
+}
+
 // HookEntries lists runaway's handlers in the file, under every event.
 func (d *Doc) HookEntries() ([]Entry, error) {
 	hv, err := d.hooksObject()
@@ -274,9 +326,12 @@ func (d *Doc) HookEntries() ([]Entry, error) {
 				e.Matcher = stringMember(group, "matcher")
 			}
 		}
-		words := ShellWords(e.Command)
-		e.Program, e.Args = words[0], words[1:]
-		e.OrTrue = endsOrTrue(e.Command)
+		args := stringsMember(h, "args")
+		words := handlerWords(e.Command, args)
+		e.Program, e.Args, e.ExecForm = words[0], words[1:], args != nil
+		e.OrTrue = !e.ExecForm && endsOrTrue(e.Command)
+		e.Shell = stringMember(h, "shell")
+		e.CommandWindows = stringMember(h, "commandWindows")
 		hobj := asObject(h)
 		if i := findMember(hobj, "timeout"); i >= 0 {
 			if lit, ok := hobj.Members[i].Value.Value.(hujson.Literal); ok && lit.Kind() == '0' {
@@ -290,8 +345,22 @@ func (d *Doc) HookEntries() ([]Entry, error) {
 }
 
 func handlerValue(spec HookSpec) jsonObject {
-	return jsonObject{{"type", "command"}, {"command", spec.Command}, {"timeout", spec.Timeout}}
+	h := jsonObject{{"type", "command"}, {"command", spec.Command}}
+	if spec.Args != nil {
+		h = append(h, jsonMember{"args", inlineArray(spec.Args)})
+	}
+	if spec.Shell != "" {
+		h = append(h, jsonMember{"shell", spec.Shell})
+	}
+	if spec.CommandWindows != "" {
+		h = append(h, jsonMember{"commandWindows", spec.CommandWindows})
+	}
+	return append(h, jsonMember{"timeout", spec.Timeout})
 }
+
+// formFields are the handler fields only some entry forms have: an update
+// to another form removes them.
+var formFields = []string{"args", "shell", "commandWindows"}
 
 func groupValue(spec HookSpec) jsonObject {
 	return jsonObject{{"hooks", jsonArray{handlerValue(spec)}}}
@@ -347,15 +416,28 @@ func (d *Doc) SetHook(spec HookSpec) (Undo, error) {
 	return u, nil
 }
 
-// updateHandler sets our handler's fields to spec's, value by value.
+// updateHandler sets our handler's fields to spec's, value by value, and
+// drops the fields of another entry form (an older runaway's, or one
+// written for an older agent version).
 func (d *Doc) updateHandler(h *hujson.Value, spec HookSpec) {
 	obj := asObject(h)
-	for _, m := range handlerValue(spec) {
-		lit := literal(m.Value)
-		if i := findMember(obj, m.Key); i >= 0 {
-			setLiteral(&obj.Members[i].Value, lit)
-		} else {
+	want := handlerValue(spec)
+	for _, m := range want {
+		i := findMember(obj, m.Key)
+		switch {
+		case i < 0:
 			d.appendMember(h, m.Key, m.Value)
+		case isInlineArray(m.Value):
+			setInline(&obj.Members[i].Value, m.Value.(inlineArray))
+		default:
+			setLiteral(&obj.Members[i].Value, literal(m.Value))
+		}
+	}
+	for _, f := range formFields {
+		if !slices.ContainsFunc(want, func(m jsonMember) bool { return m.Key == f }) {
+			if i := findMember(obj, f); i >= 0 {
+				deleteMember(obj, i)
+			}
 		}
 	}
 }

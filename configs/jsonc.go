@@ -287,7 +287,30 @@ type (
 		Value any
 	}
 	jsonArray []any
+	// inlineArray is an array of strings written on one line, as people
+	// write a command's arguments.
+	inlineArray []string
 )
+
+func isInlineArray(v any) bool { _, ok := v.(inlineArray); return ok }
+
+// setInline replaces the value held by v with the array a, unless it
+// already holds those strings.
+func setInline(v *hujson.Value, a inlineArray) {
+	if arr := asArray(v); arr != nil && len(arr.Elements) == len(a) {
+		same := true
+		for i, e := range arr.Elements {
+			lit, ok := e.Value.(hujson.Literal)
+			same = same && ok && lit.Kind() == '"' && lit.String() == a[i]
+		}
+		if same {
+			return
+		}
+	}
+	var b strings.Builder
+	renderTo(&b, a, "", style{})
+	v.Value = parseRendered(b.String()).Value
+}
 
 // render writes v laid out per s, starting at indentation s.indent.
 func render(v any, s style) string {
@@ -325,6 +348,15 @@ func renderTo(b *strings.Builder, v any, indent string, s style) {
 			renderTo(b, m.Value, indent+s.unit, s)
 		}
 		closeWith('}', len(v))
+	case inlineArray:
+		b.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.Write(literal(e))
+		}
+		b.WriteByte(']')
 	case jsonArray:
 		b.WriteByte('[')
 		for i, e := range v {

@@ -1,0 +1,232 @@
+package configs
+
+import (
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Platform is where an agent runs runaway's entry. It decides the entry's
+// form: on Windows each agent runs a command line through a different shell
+// (Git Bash, PowerShell 5.1 or 7, cmd.exe), and a form one of them runs is
+// a parse error, a string that is echoed, or a lost exit code in another
+// (../shared/reference/agents-late-2026.md §2).
+type Platform struct {
+	OS string // a GOOS value; "" is this machine's
+	// ClaudeExecForm: the installed Claude Code runs a handler's "args"
+	// without a shell (ClaudeExecFormSince and later).
+	ClaudeExecForm bool
+}
+
+// ClaudeExecFormSince is the first Claude Code that runs exec-form
+// handlers (`command` + `args`, no shell).
+const ClaudeExecFormSince = "2.1.139"
+
+// ThisPlatform is the machine runaway runs on, Claude Code's version not
+// yet known.
+func ThisPlatform() Platform { return Platform{OS: runtime.GOOS} }
+
+func (p Platform) windows() bool {
+	if p.OS == "" {
+		return runtime.GOOS == "windows"
+	}
+	return p.OS == "windows"
+}
+
+// HandlerFor is runaway's handler for a harness ("claude", "codex",
+// "gemini"), running the binary at bin, in the form that agent runs
+// safely on p. This is the one place that knows the forms:
+//
+//   - macOS and Linux, every agent: `'bin' hook <harness> || true`, run by
+//     sh; `|| true` so that a crashed runaway cannot block the call.
+//   - Windows, Claude Code 2.1.139+: exec form, "command" the .exe and
+//     "args" ["hook", "claude"]: no shell, no quoting.
+//   - Windows, older Claude Code: `"C:/…/runaway.exe" hook claude || true`
+//     with "shell": "bash": Git Bash eats backslashes, and PowerShell reads
+//     a quoted path as a string and `||` as a parse error (5.1).
+//   - Windows, Codex: "command" stays the POSIX form (it is what Codex's
+//     trust hash covers) and "commandWindows" is `& 'C:\…\runaway.exe' hook
+//     codex` for the PowerShell Codex runs it in: without the call operator
+//     a quoted path is echoed and nothing runs.
+//   - Gemini CLI, which blocks the call when the program is missing: on
+//     macOS and Linux GuardedHookCommand; on Windows, for the PowerShell it
+//     runs hooks in (it passes the exit code on itself),
+//     `if (Test-Path -LiteralPath 'C:/…/runaway.exe') { & 'C:/…/runaway.exe' hook gemini }`.
+//     The event and timeout (milliseconds there) are the caller's to set.
+//
+// Deny answers travel only as JSON on stdout with exit 0 (Codex on
+// Windows turns exit 2 into 1, and the deny is lost).
+func HandlerFor(harness, bin string, p Platform) HookSpec {
+	spec := HookSpec{Event: "PreToolUse", Command: HookCommand(bin, harness), Timeout: HookTimeout}
+	if harness == "gemini" {
+		spec.Command = GuardedHookCommand(bin, harness)
+	}
+	if !p.windows() {
+		return spec
+	}
+	fwd := strings.ReplaceAll(bin, `\`, "/")
+	switch harness {
+	case "claude":
+		if p.ClaudeExecForm {
+			spec.Command, spec.Args = fwd, []string{"hook", harness}
+		} else {
+			spec.Command, spec.Shell = bashDoubleQuote(fwd)+" hook "+harness+" || true", "bash"
+		}
+	case "codex":
+		spec.CommandWindows = PowerShellCommand(strings.ReplaceAll(bin, "/", `\`), "hook", harness)
+	default:
+		spec.Command = GuardedPowerShellCommand(fwd, "hook", harness)
+	}
+	return spec
+}
+
+// bashDoubleQuote quotes s in double quotes, the form Claude Code's
+// Windows docs show for paths (single quotes are not understood by every
+// shell it has used there).
+func bashDoubleQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		if strings.ContainsRune("\\\"$`", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// PowerShellCommand is a PowerShell command line that runs program with
+// args: the call operator and single-quoted words, ' written as ”.
+func PowerShellCommand(program string, args ...string) string {
+	words := []string{"&", powerShellQuote(program)}
+	for _, a := range args {
+		words = append(words, powerShellQuote(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// GuardedPowerShellCommand is PowerShellCommand run only when program is
+// there (GuardedHookCommand's form for PowerShell).
+func GuardedPowerShellCommand(program string, args ...string) string {
+	return "if (Test-Path -LiteralPath " + powerShellQuote(program) + ") { " + PowerShellCommand(program, args...) + " }"
+}
+
+const powerShellGuard = "if (Test-Path -LiteralPath "
+
+func powerShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// powerShellWords splits a command line that starts with PowerShell's call
+// operator into its words, quotes removed; nil for any other line.
+func powerShellWords(s string) []string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, powerShellGuard) {
+		_, s, _ = strings.Cut(s, "{")
+		s = strings.TrimSpace(strings.TrimSuffix(s, "}"))
+	}
+	if !strings.HasPrefix(s, "& ") {
+		return nil
+	}
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 2; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words, inWord = append(words, cur.String()), false
+				cur.Reset()
+			}
+		case c == ';' || c == '|' || c == '\n':
+			i = len(s)
+		case c == '\'':
+			inWord = true
+			for i++; i < len(s); i++ {
+				if s[i] == '\'' {
+					if i+1 < len(s) && s[i+1] == '\'' {
+						i++
+					} else {
+						break
+					}
+				}
+				cur.WriteByte(s[i])
+			}
+		default:
+			inWord = true
+			cur.WriteByte(c)
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// handlerWords is the program and arguments a handler runs: "command" and
+// "args" in exec form, else the words of "command" read as a POSIX or a
+// PowerShell command line.
+func handlerWords(command string, args []string) []string {
+	if args != nil {
+		return append([]string{command}, args...)
+	}
+	if w := powerShellWords(command); w != nil {
+		return w
+	}
+	return guardedWords(command, ShellWords(command))
+}
+
+// ClaudeRunsExecForm reports whether the output of `claude --version`
+// ("2.1.240 (Claude Code)") names a version that runs exec-form handlers;
+// false when it cannot be read.
+func ClaudeRunsExecForm(versionOutput string) bool {
+	f := strings.Fields(versionOutput)
+	if len(f) == 0 {
+		return false
+	}
+	have, ok := parseVersion(f[0])
+	want, _ := parseVersion(ClaudeExecFormSince)
+	return ok && slices.Compare(have, want) >= 0
+}
+
+// parseVersion reads "1.2.3" (a leading v and a -suffix are allowed).
+func parseVersion(s string) ([]int, bool) {
+	s = strings.TrimPrefix(s, "v")
+	if i := strings.IndexAny(s, "-+"); i >= 0 {
+		s = s[:i]
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return nil, false
+	}
+	out := make([]int, 3)
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
+// ExeName is the installed binary's file name on os (a GOOS value).
+func ExeName(os string) string {
+	if os == "windows" {
+		return "runaway.exe"
+	}
+	return "runaway"
+}
+
+// SamePath reports whether two paths name the same file, ignoring the
+// slash direction (Windows entries are written with forward slashes).
+func SamePath(a, b string) bool {
+	return filepath.Clean(filepath.FromSlash(strings.ReplaceAll(a, `\`, "/"))) ==
+		filepath.Clean(filepath.FromSlash(strings.ReplaceAll(b, `\`, "/")))
+}
