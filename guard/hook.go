@@ -262,16 +262,20 @@ func (h *Hook) lockWait() time.Duration {
 
 // tamperWire asks the tamper wire about the call (see package tamper).
 func (h *Hook) tamperWire(in *Input) Verdict {
-	reason := tamper.Check(tamper.Guarded{
+	r := tamper.Check(tamper.Guarded{
 		ConfigDir: filepath.Dir(h.ConfigPath),
 		StateDir:  h.StateDir,
 		BinPath:   h.BinPath,
 		Getenv:    h.getenv,
 	}, tamper.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: in.Cwd})
-	if reason == "" {
-		return Verdict{}
+	switch r.Kind {
+	case tamper.Deny:
+		return Verdict{Kind: Deny, Wire: "tamper", Reason: r.Reason}
+	case tamper.Ask:
+		return Verdict{Kind: Ask, Wire: "tamper", Reason: r.Reason,
+			ModelHint: "Stop and ask the person whether runaway's settings may change this way."}
 	}
-	return Verdict{Kind: Deny, Wire: "tamper", Reason: reason}
+	return Verdict{}
 }
 
 // runWires updates the session with the call and runs every wire on it.

@@ -118,43 +118,32 @@ func guardEnv(name string) bool {
 	return strings.HasPrefix(name, "RUNAWAY_")
 }
 
-// agentCommand checks an agent started from a tool call (name is the
-// program's base name): the ways to start it without runaway's hook.
-func (t *checker) agentCommand(st *shellState, name string, args []arg) (*finding, bool) {
+// agentCommand checks an agent the line starts (name is the program's
+// base name) for the ways to start it without runaway's hook; it reports
+// whether name is an agent.
+func (sh *shell) agentCommand(name string, args []string, cmdEnv map[string]string) bool {
 	switch name {
 	case "claude":
-		return t.claudeCmd(st, args), true
+		sh.agentEnv("Claude Code", cmdEnv, "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_SIMPLE")
+		sh.claudeCmd(args)
 	case "codex":
-		return codexCmd(args), true
+		sh.agentEnv("Codex", cmdEnv, "CODEX_HOME")
+		sh.codexCmd(args)
 	case "opencode":
-		return openCodeCmd(st, args), true
+		sh.agentEnv("OpenCode", cmdEnv)
+		sh.openCodeCmd(args, cmdEnv)
 	case "gemini":
-		return t.geminiCmd(st), true
+		// Another GEMINI_CLI_HOME (or HOME) reads another settings file,
+		// one without runaway's hook.
+		sh.agentEnv("Gemini CLI", cmdEnv, "GEMINI_CLI_HOME")
+	default:
+		return false
 	}
-	return nil, false
+	return true
 }
 
-// openCodeCmd: `opencode --pure` (or OPENCODE_PURE set for it) starts
-// OpenCode without external plugins, runaway's included.
-func openCodeCmd(st *shellState, args []arg) *finding {
-	for _, a := range args {
-		if a.text == "--pure" || strings.HasPrefix(a.text, "--pure=") && a.text != "--pure=false" {
-			return &finding{action: "start OpenCode with --pure", why: "which loads no plugins, runaway's included"}
-		}
-	}
-	pure := st.ex.vars["OPENCODE_PURE"]
-	for _, kv := range st.env {
-		if v, ok := strings.CutPrefix(kv, "OPENCODE_PURE="); ok {
-			pure = v
-		}
-	}
-	if pure != "" && pure != "0" && pure != "false" {
-		return &finding{action: "start OpenCode with OPENCODE_PURE set", why: "which loads no plugins, runaway's included"}
-	}
-	return nil
-}
-
-// agentPackage maps an npm package (npx, bunx) to its agent's program name.
+// agentPackage maps an npm package (npx, bunx, pnpm dlx) to its agent's
+// program name.
 func agentPackage(pkg string) string {
 	switch {
 	case strings.HasSuffix(pkg, "claude-code"):
@@ -169,100 +158,65 @@ func agentPackage(pkg string) string {
 	return ""
 }
 
-// claudeCmd: `claude --settings '{"disableAllHooks":true}'` (or a file
-// that says so) starts Claude Code with every hook off.
-func (t *checker) claudeCmd(st *shellState, args []arg) *finding {
-	for _, v := range optionValues(args, "--settings") {
-		if !v.known() {
-			continue
-		}
-		text := strings.TrimSpace(v.text)
-		if !strings.HasPrefix(text, "{") {
-			p := abs(text, st.cwd)
-			if p == "" {
-				continue
-			}
-			s, err := readSmall(p)
-			if err != nil {
-				continue
-			}
-			text = s
-		}
-		if disablesAllHooks(text) {
-			return &finding{action: "start Claude Code with disableAllHooks", why: "which switches runaway's hook off"}
-		}
+// agentScript maps a script node runs to its agent (the installed CLI's
+// entry point).
+func agentScript(p string) string {
+	switch {
+	case strings.Contains(p, "claude-code/") || filepath.Base(p) == "claude":
+		return "claude"
+	case strings.Contains(p, "@openai/codex/") || filepath.Base(p) == "codex" || filepath.Base(p) == "codex.js":
+		return "codex"
 	}
-	return nil
+	return ""
 }
 
-// disablesAllHooks reports a settings text with "disableAllHooks": true.
-func disablesAllHooks(text string) bool {
-	var m map[string]any
-	// Past configs.MaxNesting the JSONC parser's stack would overflow.
-	if configs.TooDeep([]byte(text)) < 0 {
-		if b, err := hujson.Standardize([]byte(text)); err == nil && json.Unmarshal(b, &m) == nil {
-			return m["disableAllHooks"] == true
+// agentEnv: a nested agent started with another home, config folder,
+// runaway's variables or hooks skipped runs without runaway's guard, or
+// with other limits. vars are the agent's own such variables.
+func (sh *shell) agentEnv(agent string, cmdEnv map[string]string, vars ...string) {
+	set := func(k string) bool {
+		if _, ok := cmdEnv[k]; ok {
+			return true
+		}
+		v, ok := sh.env.vars[k]
+		return ok && v.Exported
+	}
+	names := append([]string{"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_BIN_HOME"}, vars...)
+	for k := range cmdEnv {
+		if strings.HasPrefix(k, "RUNAWAY_") {
+			names = append(names, k)
 		}
 	}
-	// Not JSON: judge the words.
-	s := strings.Join(strings.Fields(text), "")
-	return strings.Contains(s, `"disableAllHooks":true`)
+	for k, v := range sh.env.vars {
+		if strings.HasPrefix(k, "RUNAWAY_") && v.Exported {
+			names = append(names, k)
+		}
+	}
+	for _, k := range names {
+		if set(k) && !sh.sameAsNow(k, cmdEnv) {
+			sh.t.deny(&finding{action: "start " + agent + " with another " + k, why: "which runs it without runaway's hook or with other limits"})
+			return
+		}
+	}
 }
 
-// codexCmd: `codex -c features.hooks=false`, `--disable hooks`, or a
-// `-c hooks.state…` override that turns a hook off.
-func codexCmd(args []arg) *finding {
-	for _, v := range optionValues(args, "-c", "--config") {
-		kv := strings.Join(strings.Fields(v.text), "")
-		key, val, _ := strings.Cut(kv, "=")
-		switch {
-		case (key == "features.hooks" || key == "features.codex_hooks") && strings.Trim(val, `"'`) == "false",
-			key == "features" && (strings.Contains(val, "hooks=false") || strings.Contains(val, "hooks=\"false\"")),
-			strings.HasPrefix(key, "hooks.state") && strings.Contains(kv, "false"):
-			return &finding{action: "start Codex with its hooks switched off (" + key + ")", why: "which switches runaway's hook off"}
+// sameAsNow reports a variable set for a nested agent to the value it has
+// already (GEMINI_CLI_HOME=$HOME).
+func (sh *shell) sameAsNow(k string, cmdEnv map[string]string) bool {
+	v, ok := cmdEnv[k]
+	if !ok {
+		v = sh.env.vars[k].Str
+	}
+	if !known(v) || v == "" {
+		return false
+	}
+	now := sh.t.getenv(k)
+	if now == "" {
+		if _, ok := envDefaults[k]; ok {
+			now = sh.t.envDir(k)
 		}
 	}
-	for i, a := range args {
-		v := ""
-		if a.text == "--disable" && i+1 < len(args) {
-			v = args[i+1].text
-		} else if s, ok := strings.CutPrefix(a.text, "--disable="); ok {
-			v = s
-		}
-		if v == "hooks" || v == "codex_hooks" {
-			return &finding{action: "start Codex with its hooks switched off (--disable " + v + ")", why: "which switches runaway's hook off"}
-		}
-	}
-	return nil
-}
-
-// geminiCmd: a Gemini CLI started with another GEMINI_CLI_HOME (or, without
-// one, another HOME) reads another settings file, one without runaway's
-// hook.
-func (t *checker) geminiCmd(st *shellState) *finding {
-	want := t.envDir("GEMINI_CLI_HOME")
-	for _, name := range []string{"GEMINI_CLI_HOME", "HOME"} {
-		v, ok := st.ex.vars[name]
-		for _, kv := range st.env {
-			if val, found := strings.CutPrefix(kv, name+"="); found {
-				v, ok = val, true
-			}
-		}
-		if !ok {
-			if name == "GEMINI_CLI_HOME" && t.getenv(name) != "" {
-				return nil // set by the agent and not changed: HOME no longer matters
-			}
-			continue
-		}
-		if v == "" && name == "GEMINI_CLI_HOME" {
-			continue // empty: Gemini CLI falls back to HOME
-		}
-		if !strings.Contains(v, unknownPart) && filepath.Clean(v) == want {
-			return nil
-		}
-		return &finding{action: "start Gemini CLI with another " + name, why: "whose settings do not run runaway's hook"}
-	}
-	return nil
+	return now != "" && filepath.Clean(v) == filepath.Clean(now)
 }
 
 // geminiChange: Gemini CLI's switches for hooks, hooksConfig.enabled
@@ -291,4 +245,138 @@ func geminiChange(path string, oldV, newV map[string]any) *finding {
 		return &finding{action: "disable runaway's hook in " + path + " (hooksConfig.disabled)"}
 	}
 	return nil
+}
+
+// claudeCmd: Claude Code started with its hooks skipped: --bare,
+// --safe-mode, --setting-sources without a file holding runaway's entry,
+// --settings with disableAllHooks (inline or a file).
+func (sh *shell) claudeCmd(args []string) {
+	for _, a := range args {
+		if a == "--bare" || a == "--safe-mode" {
+			sh.t.deny(&finding{action: "start Claude Code with " + a, why: "which skips its hooks, runaway's too"})
+			return
+		}
+	}
+	for _, v := range optionValues(args, "--setting-sources") {
+		if !sh.t.sourcesHoldEntry(strings.Split(v, ","), sh.cwd) {
+			sh.t.deny(&finding{action: "start Claude Code with --setting-sources " + v, why: "which leaves out the settings holding runaway's hook"})
+			return
+		}
+	}
+	for _, v := range optionValues(args, "--settings") {
+		if !known(v) {
+			continue
+		}
+		text := strings.TrimSpace(v)
+		if !strings.HasPrefix(text, "{") {
+			p := sh.abs(text)
+			if p == "" {
+				continue
+			}
+			if w, ok := sh.t.written[filepath.Clean(p)]; ok {
+				text = w // written earlier in the line
+			} else if s, err := readSmall(p); err == nil {
+				text = s
+			} else {
+				continue
+			}
+		}
+		if disablesAllHooks(text) {
+			sh.t.deny(&finding{action: "start Claude Code with disableAllHooks", why: "which switches runaway's hook off"})
+			return
+		}
+	}
+}
+
+// openCodeCmd: `opencode --pure` (or OPENCODE_PURE set for it) starts
+// OpenCode without external plugins, runaway's included.
+func (sh *shell) openCodeCmd(args []string, cmdEnv map[string]string) {
+	for _, a := range args {
+		if a == "--pure" || strings.HasPrefix(a, "--pure=") && a != "--pure=false" {
+			sh.t.deny(&finding{action: "start OpenCode with --pure", why: "which loads no plugins, runaway's included"})
+			return
+		}
+	}
+	pure, ok := cmdEnv["OPENCODE_PURE"]
+	if v, set := sh.env.vars["OPENCODE_PURE"]; !ok && set && v.Exported {
+		pure = v.Str
+	}
+	if pure != "" && pure != "0" && pure != "false" {
+		sh.t.deny(&finding{action: "start OpenCode with OPENCODE_PURE set", why: "which loads no plugins, runaway's included"})
+	}
+}
+
+// sourcesHoldEntry reports whether one of the setting sources (user,
+// project, local) holds runaway's entry, or none holds it anywhere.
+func (t *checker) sourcesHoldEntry(sources []string, cwd string) bool {
+	files := map[string]string{"user": t.settingsPath(claudeSettings)}
+	if d := t.abs(".claude", cwd); d != "" && known(d) {
+		files["project"] = filepath.Join(d, "settings.json")
+		files["local"] = filepath.Join(d, "settings.local.json")
+	}
+	anywhere, listed := false, false
+	for src, p := range files {
+		if !holdsEntry(claudeSettings, p) {
+			continue
+		}
+		anywhere = true
+		for _, s := range sources {
+			if strings.TrimSpace(s) == src {
+				listed = true
+			}
+		}
+	}
+	return listed || !anywhere
+}
+
+// holdsEntry reports whether the settings file at p holds runaway's entry.
+func holdsEntry(kind fileKind, p string) bool {
+	data, err := readSmall(p)
+	if err != nil {
+		return false
+	}
+	v, ok := parseSettingsJSON(data, false)
+	return ok && len(runawayEntries(v, kind == codexHooks)) > 0
+}
+
+// disablesAllHooks reports a settings text with "disableAllHooks": true.
+func disablesAllHooks(text string) bool {
+	var m map[string]any
+	// Past configs.MaxNesting the JSONC parser's stack would overflow.
+	if configs.TooDeep([]byte(text)) < 0 {
+		if b, err := hujson.Standardize([]byte(text)); err == nil && json.Unmarshal(b, &m) == nil {
+			return m["disableAllHooks"] == true
+		}
+	}
+	// Not JSON: judge the words.
+	s := strings.Join(strings.Fields(text), "")
+	return strings.Contains(s, `"disableAllHooks":true`)
+}
+
+// codexCmd: Codex started with its hooks off (`-c features.hooks=false`,
+// attached or not, `--disable hooks`, a `-c hooks.state…` override turning
+// a hook off), or `codex features disable hooks`, which writes that into
+// its config.
+func (sh *shell) codexCmd(args []string) {
+	for _, v := range optionValues(args, "-c", "--config") {
+		kv := strings.Join(strings.Fields(v), "")
+		key, val, _ := strings.Cut(kv, "=")
+		switch {
+		case (key == "features.hooks" || key == "features.codex_hooks") && strings.Trim(val, `"'`) == "false",
+			key == "features" && (strings.Contains(val, "hooks=false") || strings.Contains(val, "hooks=\"false\"")),
+			strings.HasPrefix(key, "hooks.state") && strings.Contains(kv, "false"):
+			sh.t.deny(&finding{action: "start Codex with its hooks switched off (" + key + ")", why: "which switches runaway's hook off"})
+			return
+		}
+	}
+	for _, v := range optionValues(args, "--disable") {
+		if v == "hooks" || v == "codex_hooks" {
+			sh.t.deny(&finding{action: "start Codex with its hooks switched off (--disable " + v + ")", why: "which switches runaway's hook off"})
+			return
+		}
+	}
+	ops := operands(args, "cpmsaCi")
+	if len(ops) >= 3 && ops[0] == "features" && ops[1] == "disable" && (ops[2] == "hooks" || ops[2] == "codex_hooks") {
+		sh.t.deny(&finding{action: "switch Codex's hooks off (codex features disable " + ops[2] + ")", why: "which switches runaway's hook off"})
+	}
 }

@@ -5,22 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/runaway-guard/runaway/configs"
 )
 
-// What the tamper wire knows about shell commands: which of their arguments
-// they write or remove, which run code, and runaway's and the agents' own
-// switches.
-
-// shellState is what a command line has set up so far: its folder and the
-// variables it assigned.
-type shellState struct {
-	cwd   string // "" once a cd went somewhere unknown
-	ex    *expander
-	depth int
-	// env are the NAME=value words the current command is run with
-	// (before it, or after env), which last for that command only.
-	env []string
-}
+// What the wire knows about the commands a line runs: which of their
+// arguments they write or remove, which run other commands or code, and
+// runaway's and the agents' own switches. A program it does not know that
+// is handed a protected file is denied: editors, converters and the like
+// write where they are pointed.
 
 // pathOp is what a command does to a path argument.
 type pathOp uint8
@@ -30,191 +23,292 @@ const (
 	opDeep                // removes, moves or locks it, and everything under it
 )
 
-// shell checks a command line.
-func (t *checker) shell(src, cwd string, depth int) *finding {
-	return t.shellWith(src, &shellState{cwd: cwd, depth: depth,
-		ex: &expander{getenv: t.getenv, vars: map[string]string{}, home: t.homeDir()}})
+// readers are programs that only read the files they are given, print
+// them, or create what is missing (mkdir, touch): a protected file handed
+// to them passes.
+var readers = map[string]bool{
+	"cat": true, "less": true, "more": true, "head": true, "tail": true, "grep": true, "egrep": true,
+	"fgrep": true, "rg": true, "ag": true, "ack": true, "jq": true, "diff": true, "cmp": true, "wc": true,
+	"stat": true, "file": true, "ls": true, "tree": true, "du": true, "md5sum": true, "sha1sum": true,
+	"sha256sum": true, "sha512sum": true, "shasum": true, "b2sum": true, "cksum": true, "bat": true,
+	"xxd": true, "od": true, "hexdump": true, "strings": true, "realpath": true, "readlink": true,
+	"dirname": true, "basename": true, "test": true, "[": true, "echo": true, "printf": true,
+	"base64": true, "column": true, "fold": true, "tr": true, "cut": true, "paste": true, "nl": true,
+	"tac": true, "rev": true, "type": true, "which": true, "whereis": true, "true": true, "false": true,
+	":": true, "zcat": true, "zless": true, "lsattr": true, "getfacl": true, "namei": true, "mkdir": true,
+	"touch": true, "zip": true, "command-v": true, "export": true, "local": true, "declare": true,
 }
 
-func (t *checker) shellWith(src string, st *shellState) *finding {
-	if st.depth > maxShellDepth {
+// run checks one command, given as its expanded words; it returns what
+// the command prints when that is known (echo, printf, cat of a heredoc).
+func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin {
+	var viaXargs bool
+	args, cmdEnv, viaXargs, in = sh.unwrap(args, cmdEnv, in)
+	if len(args) == 0 || sh.t.done() {
 		return nil
 	}
-	sc := parseShell(src)
-	for _, pl := range sc.pipelines {
-		for i := range pl {
-			if f := t.command(st, pl, i); f != nil {
-				return f
-			}
-		}
-	}
-	for _, sub := range sc.subs {
-		if f := t.nested(st, sub); f != nil {
-			return f
-		}
-	}
-	return nil
-}
-
-// nested checks a script run from this one (bash -c, eval, $(…), heredocs),
-// with the variables known so far.
-func (t *checker) nested(st *shellState, src string) *finding {
-	inner := &shellState{cwd: st.cwd, depth: st.depth + 1, ex: st.ex}
-	return t.shellWith(src, inner)
-}
-
-// arg is an expanded word.
-type arg = expanded
-
-func (a arg) known() bool { return !strings.Contains(a.text, unknownPart) }
-
-// command checks command idx of a pipeline.
-func (t *checker) command(st *shellState, pl pipeline, idx int) *finding {
-	c := pl[idx]
-	for _, r := range c.redirs {
-		if r.writes() {
-			if f := t.pathArg(st, st.ex.expand(r.target), opWrite, true); f != nil {
-				return f
-			}
-		}
-	}
-	words := c.words
-	n := 0
-	for n < len(words) {
-		if _, _, ok := assignment(words[n]); !ok {
-			break
-		}
-		n++
-	}
-	if n == len(words) {
-		// Only assignments: they last for the rest of the line.
-		for _, w := range words {
-			name, val, _ := assignment(w)
-			st.ex.vars[name] = st.ex.text(val)
-		}
+	if !known(args[0]) {
+		// A program the wire cannot name: judged by what it is handed.
+		sh.unknownProgram(args)
 		return nil
 	}
-	args := make([]arg, 0, len(words)-n)
-	for _, w := range words[n:] {
-		args = append(args, st.ex.expand(w))
+	name := filepath.Base(args[0])
+	if sh.isRunaway(args[0]) {
+		name = "runaway"
 	}
-	st.env = st.env[:0]
-	for _, w := range words[:n] {
-		name, val, _ := assignment(w)
-		st.env = append(st.env, name+"="+st.ex.text(val))
-	}
-	all := args
-	args, viaXargs := unwrap(args)
-	for _, a := range all[:len(all)-len(args)] {
-		if i := strings.IndexByte(a.text, '='); i > 0 && isName(a.text[:i]) {
-			st.env = append(st.env, a.text) // env NAME=value cmd
-		}
-	}
-	if len(args) == 0 {
-		return nil
-	}
-	if viaXargs {
-		// xargs adds what the earlier commands print; their words stand in.
-		args = append(args, pipeWords(st, pl, idx)...)
-	}
-	name := filepath.Base(args[0].text)
 	if strings.HasPrefix(name, "python") || strings.HasPrefix(name, "pypy") {
 		name = "python"
 	}
 	rest := args[1:]
 	switch name {
+	case "echo":
+		return &stdin{text: echoText(rest) + "\n", exact: true}
+	case "printf":
+		return sh.printf(rest)
+	case "cat":
+		if ops := operands(rest, ""); len(ops) == 0 && in != nil {
+			return in
+		}
+		return &stdin{text: strings.Join(rest, " ")}
+	case "which", "command-v":
+		if len(rest) > 0 {
+			return &stdin{text: "/usr/bin/" + filepath.Base(rest[len(rest)-1]) + "\n", exact: true}
+		}
 	case "cd", "pushd":
-		st.cwd = cdTarget(st, rest)
-	case "for", "select":
-		// for NAME in WORDS: the loop's variable stands for the word that
-		// names a protected path, if one does, so that `rm "$f"` in the
-		// body is judged by it.
-		if len(rest) >= 2 && rest[1].text == "in" && isName(rest[0].text) && len(rest) > 2 {
-			st.ex.vars[rest[0].text] = t.likeliestWord(st, rest[2:])
+		sh.chdir(cdTarget(sh, rest))
+	case "popd":
+		sh.chdir("")
+	case "alias":
+		for _, a := range rest {
+			if n, v, ok := strings.Cut(a, "="); ok && n != "" {
+				sh.aliases[n] = strings.Fields(v)
+			}
+		}
+	case "read":
+		sh.read(rest, in)
+	case "set":
+		if len(rest) > 0 && (rest[0] == "--" || !strings.HasPrefix(rest[0], "-") && !strings.HasPrefix(rest[0], "+")) {
+			sh.env.params = operands(rest, "")
+		}
+	case "unset":
+		for _, n := range operands(rest, "") {
+			delete(sh.env.vars, n)
 		}
 	case "flock":
 		// Holding a session's lock makes every hook answer "no decision".
 		if ops := operands(rest, "wEc"); len(ops) > 0 {
-			return t.pathArg(st, ops[0], opWrite, false)
+			sh.pathArg(ops[0], opWrite, false)
 		}
 	case "unzip":
-		return t.paths(st, optionValues(rest, "-d"), opWrite, false)
-	case "tar", "bsdtar":
+		dest := optionValues(rest, "-d")
+		if len(dest) == 0 {
+			dest = []string{"."}
+		}
+		sh.extractInto(dest[len(dest)-1], sh.archiveArg(operands(rest, "dxP")))
+	case "tar", "bsdtar", "gtar":
 		if extracts(rest) {
-			return t.paths(st, optionValues(rest, "-C", "--directory"), opWrite, false)
-		}
-	case "export", "declare", "typeset", "local", "readonly":
-		for _, w := range words[n+1:] {
-			if name, val, ok := assignment(w); ok {
-				st.ex.vars[name] = st.ex.text(val)
+			dest := optionValues(rest, "-C", "--directory")
+			if len(dest) == 0 {
+				dest = []string{"."}
 			}
+			sh.extractInto(dest[len(dest)-1], "")
 		}
-	case "rm", "unlink", "rmdir", "shred", "srm", "trash", "trash-put":
-		return t.paths(st, operands(rest, ""), opDeep, !viaXargs)
+	case "rm", "unlink", "rmdir", "shred", "srm", "trash", "trash-put", "gio-trash":
+		sh.paths(operands(rest, ""), opDeep, !viaXargs)
 	case "mv":
-		return t.copyLike(st, name, rest, "tS", viaXargs)
-	case "cp", "install", "ln", "link", "rsync", "scp":
-		return t.copyLike(st, name, rest, "tSmogefB", viaXargs)
-	case "chmod", "chown", "chgrp", "chattr", "setfacl":
-		return t.paths(st, operands(rest, ""), opDeep, !viaXargs)
-	case "tee", "truncate", "sponge", "patch", "ed", "ex":
-		return t.paths(st, operands(rest, "s"), opWrite, true)
+		sh.copyLike(name, rest, "tS", viaXargs)
+	case "cp", "install", "ln", "link", "rsync", "scp", "ditto":
+		if dryRun(rest) {
+			return nil
+		}
+		sh.copyLike(name, rest, "tSmogefB", viaXargs)
+	case "chmod", "chown", "chgrp", "chattr", "setfacl", "xattr":
+		sh.paths(operands(rest, ""), opDeep, !viaXargs)
+	case "tee", "truncate", "sponge", "patch", "ed", "ex", "vi", "vim", "nvim", "view", "nano", "pico",
+		"emacs", "emacsclient", "kak", "hx", "micro", "joe", "mcedit", "code", "subl", "gedit", "mkfifo", "mknod":
+		sh.paths(operands(rest, "scSuwtWiT"), opWrite, true)
+	case "sort":
+		sh.paths(optionValues(rest, "-o", "--output"), opWrite, true)
 	case "sed", "perl", "ruby", "yq":
 		if inPlace(rest) {
-			if f := t.paths(st, operands(rest, "ef"), opWrite, true); f != nil {
-				return f
-			}
+			sh.paths(operands(rest, "ef"), opWrite, true)
+		}
+		if name == "sed" {
+			sh.sedScripts(rest)
 		}
 		if name == "perl" || name == "ruby" {
-			return t.interpreter(st, pl, idx, rest, "eE")
+			sh.interpreter(rest, "eE", in)
 		}
-	case "awk", "gawk":
-		for i := 0; i+1 < len(rest); i++ {
-			if rest[i].text == "-i" && rest[i+1].text == "inplace" {
-				return t.paths(st, operands(rest, "ivfF"), opWrite, true)
-			}
-		}
+	case "awk", "gawk", "mawk", "nawk":
+		sh.awk(rest)
 	case "dd":
 		for _, a := range rest {
-			if v, ok := strings.CutPrefix(a.text, "of="); ok {
-				return t.pathArg(st, arg{text: v}, opWrite, true)
+			if v, ok := strings.CutPrefix(a, "of="); ok {
+				sh.pathArg(v, opWrite, true)
 			}
 		}
 	case "curl", "wget":
-		return t.paths(st, optionValues(rest, "-o", "--output", "-O", "--output-document"), opWrite, true)
+		sh.paths(optionValues(rest, "-o", "--output", "-O", "--output-document"), opWrite, true)
 	case "go":
-		return t.goCmd(st, rest)
+		sh.goCmd(rest)
 	case "find":
-		return t.find(st, rest)
+		sh.find(rest)
+	case "git":
+		sh.git(rest)
 	case "runaway", "runaway.exe":
-		return runawayCommand(rest)
+		sh.t.deny(runawayCommand(rest))
 	case "npx", "bunx", "pnpx":
-		return t.npx(st, rest)
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish":
-		return t.subShell(st, pl, idx, rest)
+		sh.npx(rest, cmdEnv)
+	case "npm", "pnpm", "yarn", "bun":
+		// npm exec, pnpm dlx, yarn dlx, bun x: like npx.
+		if len(rest) > 0 && (rest[0] == "exec" || rest[0] == "dlx" || rest[0] == "x") {
+			sh.npx(rest[1:], cmdEnv)
+		}
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox-sh":
+		sh.subShell(rest, in)
 	case "eval":
-		var parts []string
-		for _, a := range rest {
-			parts = append(parts, a.text)
+		sh.script(strings.Join(rest, " "))
+	case "source", ".":
+		if len(rest) > 0 {
+			sh.scriptFile(rest[0])
 		}
-		return t.nested(st, strings.Join(parts, " "))
 	case "apply_patch", "applypatch":
-		if body, ok := c.stdinText(st.ex); ok {
-			return t.patch(body, st.cwd)
+		if len(rest) > 0 {
+			sh.t.deny(sh.t.patch(rest[0], sh.cwd))
+		} else if in != nil && in.exact {
+			sh.t.deny(sh.t.patch(in.text, sh.cwd))
 		}
-	case "python", "node", "nodejs", "deno", "bun", "php", "lua", "osascript", "Rscript":
-		return t.interpreter(st, pl, idx, rest, "cerp")
-	}
-	if f, ok := t.agentCommand(st, name, rest); ok {
-		return f
+	case "python", "deno", "php", "lua", "osascript", "Rscript", "julia", "pwsh", "powershell":
+		if name == "pwsh" || name == "powershell" {
+			for _, c := range optionValues(rest, "-Command", "-c", "-command") {
+				sh.t.powershell(c, sh.cwd)
+			}
+			return nil
+		}
+		sh.interpreter(rest, "cerp", in)
+	case "node", "nodejs":
+		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+			if agent := agentScript(rest[0]); agent != "" {
+				sh.agentCommand(agent, rest[1:], cmdEnv)
+				return nil
+			}
+		}
+		sh.interpreter(rest, "cerp", in)
+	default:
+		if !sh.agentCommand(name, rest, cmdEnv) && !readers[name] {
+			sh.unknownProgram(args)
+		}
 	}
 	return nil
 }
 
+// unknownProgram: a program the wire does not know, handed a protected
+// file, may write it.
+func (sh *shell) unknownProgram(args []string) {
+	for _, a := range args[1:] {
+		if v, ok := strings.CutPrefix(a, "--"); ok {
+			_, a, _ = strings.Cut(v, "=")
+		}
+		p := sh.abs(a)
+		if p == "" || !known(p) {
+			continue
+		}
+		if k := sh.t.classify(p); k != notProtected {
+			sh.t.deny(&finding{action: "hand " + k.noun() + " to a program runaway does not know (" + strings.TrimSuffix(filepath.Base(args[0]), unknownPart) + ")", path: p, why: "which may change it"})
+			return
+		}
+	}
+}
+
+// echoText is what echo prints for its arguments (-n, -e and -E left out).
+func echoText(args []string) string {
+	for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E" || args[0] == "-ne" || args[0] == "-en") {
+		args = args[1:]
+	}
+	return strings.Join(args, " ")
+}
+
+// printf: its output, or with -v the variable it sets.
+func (sh *shell) printf(args []string) *stdin {
+	v := ""
+	if len(args) >= 2 && args[0] == "-v" {
+		v, args = args[1], args[2:]
+	}
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	out := printfText(args[0], args[1:])
+	if v != "" {
+		sh.env.setString(v, out)
+		return nil
+	}
+	return &stdin{text: out, exact: true}
+}
+
+// read assigns the first line of what the command reads.
+func (sh *shell) read(args []string, in *stdin) {
+	names := operands(args, "adnNptu")
+	if len(names) == 0 {
+		return
+	}
+	line := unknownPart
+	if in != nil {
+		line, _, _ = strings.Cut(in.text, "\n")
+	}
+	words := strings.Fields(line)
+	for i, n := range names {
+		switch {
+		case i == len(names)-1 && i < len(words):
+			sh.env.setString(n, strings.Join(words[i:], " "))
+		case i < len(words):
+			sh.env.setString(n, words[i])
+		default:
+			sh.env.setString(n, "")
+		}
+	}
+}
+
+// chdir moves the shell ("" when where it went is unknown).
+func (sh *shell) chdir(dir string) {
+	sh.oldpwd = sh.cwd
+	sh.cwd = dir
+	sh.env.setString("OLDPWD", orUnknown(sh.oldpwd))
+	sh.env.setString("PWD", orUnknown(dir))
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return unknownPart
+	}
+	return s
+}
+
+func cdTarget(sh *shell, args []string) string {
+	ops := operands(args, "")
+	if len(ops) == 0 {
+		return sh.t.homeDir()
+	}
+	if ops[0] == "-" {
+		return sh.oldpwd
+	}
+	if !known(ops[0]) {
+		return ""
+	}
+	return sh.abs(ops[0])
+}
+
+// abs is p as an absolute path from the shell's folder, not cleaned:
+// symlinks are resolved before "..", as the kernel does ("" when unknown).
+func (sh *shell) abs(p string) string {
+	return sh.t.abs(p, sh.cwd)
+}
+
 // extracts reports a tar extraction: -x, --extract, or xf (old style).
-func extracts(args []arg) bool {
-	for i, a := range args {
-		s := a.text
+func extracts(args []string) bool {
+	for i, s := range args {
 		if s == "--extract" || s == "--get" ||
 			strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--") && strings.Contains(s, "x") ||
 			i == 0 && !strings.HasPrefix(s, "-") && strings.Contains(s, "x") {
@@ -224,78 +318,258 @@ func extracts(args []arg) bool {
 	return false
 }
 
-// likeliestWord is the first word that is or lies in a protected path, or
-// else the first word.
-func (t *checker) likeliestWord(st *shellState, words []arg) string {
-	for _, w := range words {
-		if p := abs(w.text, st.cwd); w.known() && p != "" && t.classify(p) != notProtected {
-			return w.text
+// dryRun reports --dry-run (or rsync's -n) among the options.
+func dryRun(args []string) bool {
+	for _, a := range args {
+		if a == "--dry-run" || a == "--list-only" {
+			return true
 		}
 	}
-	return words[0].text
+	return false
 }
 
-// unwrap drops commands that run another command (sudo, env, xargs, time,
-// nice, timeout, keywords such as then/do) and their options.
-func unwrap(args []arg) ([]arg, bool) {
-	xargs := false
-	for len(args) > 0 {
-		name := filepath.Base(args[0].text)
+// archiveArg is the archive a command extracts, when it names a file.
+func (sh *shell) archiveArg(ops []string) string {
+	if len(ops) == 0 {
+		return ""
+	}
+	return sh.abs(ops[0])
+}
+
+// extractInto: an archive's files land in dest; when dest is or holds a
+// protected file, what the archive holds decides, and an archive the wire
+// cannot list is denied.
+func (sh *shell) extractInto(dest, archive string) {
+	d := sh.abs(dest)
+	if d == "" {
+		return
+	}
+	if !known(d) {
+		sh.pathArg(dest, opWrite, false)
+		return
+	}
+	if k := sh.t.classify(d); k != notProtected {
+		sh.t.deny(&finding{action: "unpack an archive into " + k.noun(), path: d})
+		return
+	}
+	if in := sh.t.inside(d); len(in) > 0 {
+		sh.t.deny(&finding{action: "unpack an archive into " + d + ", which holds " + in[0].kind.noun(), path: in[0].path, why: "whose files it may replace"})
+	}
+}
+
+// unwrap drops the commands that run another command (sudo, env, xargs,
+// timeout, nice, setsid, script -c, watch…) and their options; env's
+// assignments go to cmdEnv, and the command line given as one string
+// (env -S, script -c, watch, su -c) is checked as a script.
+func (sh *shell) unwrap(args []string, cmdEnv map[string]string, in *stdin) ([]string, map[string]string, bool, *stdin) {
+	viaXargs := false
+	for len(args) > 0 && !sh.t.done() {
+		name := filepath.Base(args[0])
 		values := ""
 		switch name {
 		case "sudo", "doas":
-			values = "ugCDhprtU"
+			values = "ugCDhprtUTc"
 		case "env":
 			values = "uCS"
-		case "nice":
+		case "nice", "renice":
 			values = "n"
-		case "timeout":
+		case "timeout", "gtimeout":
 			values = "sk"
 		case "xargs":
-			values = "IdEnLPsa"
-			xargs = true
+			values = "IdEnLPsai"
 		case "ionice":
-			values = "cnp"
-		case "stdbuf", "command", "builtin", "exec", "nohup", "time", "chronic", "unbuffer",
-			"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "busybox":
+			values = "cnpP"
+		case "chrt", "taskset":
+			values = "p"
+		case "strace", "ltrace":
+			values = "oeEpPsuIabX"
+		case "unshare", "nsenter":
+			values = "tSGpmnuiUC"
+		case "watch":
+			values = "nd"
+		case "script":
+			values = "cTtIOBEm"
+		case "su", "runuser":
+			values = "cgGsw"
+		case "exec":
+			values = "a"
+		case "stdbuf", "gstdbuf":
+			values = "ioe"
+		case "setsid", "nohup", "time", "chronic", "unbuffer", "command", "builtin", "busybox", "caffeinate",
+			"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "catchsegv", "proxychains", "tsocks",
+			"firejail", "faketime", "fakeroot", "sem", "parallel", "flock", "chroot":
 		default:
-			return args, xargs
+			return args, cmdEnv, viaXargs, in
 		}
+		if name == "command" && len(args) > 1 && (args[1] == "-v" || args[1] == "-V") {
+			return []string{"command-v", strings.Join(args[2:], " ")}, cmdEnv, false, in
+		}
+		opts := args[1:]
 		args = args[1:]
+		// The command line as one string: env -S, script -c, su -c, watch.
+		var line []string
 		for len(args) > 0 {
-			a := args[0].text
+			a := args[0]
 			switch {
 			case a == "--":
 				args = args[1:]
-			case strings.HasPrefix(a, "-") && len(a) > 1:
+			case strings.HasPrefix(a, "-") && len(a) > 1 && name != "parallel":
 				args = args[1:]
-				if !strings.HasPrefix(a, "--") && len(a) == 2 && strings.IndexByte(values, a[1]) >= 0 && len(args) > 0 {
+				// In a cluster (-qc) the last letter may take the value.
+				last := a[len(a)-1]
+				short := !strings.HasPrefix(a, "--") && strings.IndexByte(values, last) >= 0
+				if short && len(args) > 0 {
+					switch {
+					case name == "env" && last == 'S', (name == "script" || name == "su" || name == "runuser") && last == 'c':
+						line = append(line, args[0])
+					case name == "env" && last == 'C':
+						sh.chdir(sh.abs(args[0]))
+					case name == "xargs" && last == 'a':
+						in = sh.fileText(args[0])
+					}
 					args = args[1:]
+				} else if v, ok := strings.CutPrefix(a, "--split-string="); ok && name == "env" {
+					line = append(line, v)
+				} else if v, ok := strings.CutPrefix(a, "--command="); ok {
+					line = append(line, v)
 				}
 				continue
 			case name == "env" && strings.Contains(a, "=") && isName(a[:strings.IndexByte(a, '=')]):
+				if cmdEnv == nil {
+					cmdEnv = map[string]string{}
+				}
+				k, v, _ := strings.Cut(a, "=")
+				cmdEnv[k] = v
+				args = args[1:]
+				continue
+			case (name == "sudo" || name == "doas") && strings.Contains(a, "=") && isName(a[:strings.IndexByte(a, '=')]):
 				args = args[1:]
 				continue
 			}
 			break
 		}
-		if name == "timeout" && len(args) > 0 {
-			args = args[1:] // the duration
+		switch name {
+		case "timeout", "gtimeout", "chrt", "taskset", "flock", "chroot", "sem":
+			if len(args) > 0 {
+				if name == "flock" {
+					sh.pathArg(args[0], opWrite, false)
+				}
+				args = args[1:] // the duration, priority, mask or lock file
+			}
+		case "watch", "su", "runuser":
+			if len(args) > 0 && name == "watch" {
+				line = append(line, strings.Join(args, " "))
+				args = nil
+			}
+		case "script":
+			args = nil // script [file]: the file is its log
+		case "xargs":
+			viaXargs = true
+			args = sh.xargs(opts, args, in)
+			in = nil
+		case "parallel":
+			args = parallelArgs(args)
+		}
+		if len(line) > 0 {
+			s := strings.Join(line, " ")
+			if len(args) > 0 {
+				q := make([]string, len(args))
+				for i, a := range args {
+					q[i] = configs.ShellQuote(a)
+				}
+				s += " " + strings.Join(q, " ")
+			}
+			sub := sh.sub()
+			for k, v := range cmdEnv {
+				sub.env.setString(k, v)
+			}
+			sub.script(s)
+			return nil, cmdEnv, viaXargs, in
 		}
 	}
-	return args, xargs
+	return args, cmdEnv, viaXargs, in
+}
+
+// xargs: the command and the words it adds, from what it reads (-a FILE,
+// a pipe) or, when that is not known, the words of the command feeding it.
+func (sh *shell) xargs(opts, args []string, in *stdin) []string {
+	var words []string
+	if in != nil {
+		words = strings.Fields(in.text)
+	}
+	if len(args) == 0 {
+		args = []string{"echo"}
+	}
+	for i := 0; i < len(opts); i++ {
+		if (opts[i] == "-I" || opts[i] == "-i") && i+1 < len(opts) {
+			// -I {}: each word replaces {} in the command.
+			out := make([]string, 0, len(args)*max(1, len(words)))
+			for _, w := range firstN(words, maxLoopItems) {
+				for _, a := range args {
+					out = append(out, strings.ReplaceAll(a, opts[i+1], w))
+				}
+			}
+			if len(out) == 0 {
+				return args
+			}
+			return out
+		}
+	}
+	return append(append([]string{}, args...), words...)
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// parallelArgs: `parallel CMD ::: ARGS` runs CMD with each of ARGS.
+func parallelArgs(args []string) []string {
+	for i, a := range args {
+		if a == ":::" || a == "::::" {
+			return append(append([]string{}, args[:i]...), args[i+1:]...)
+		}
+	}
+	return args
+}
+
+// fileText reads a small file the line names (xargs -a, source): its
+// words, not exact.
+func (sh *shell) fileText(name string) *stdin {
+	p := sh.abs(name)
+	if p == "" || !known(p) {
+		return nil
+	}
+	s, err := readSmall(filepath.Clean(p))
+	if err != nil || len(s) > maxScriptRead {
+		return nil
+	}
+	return &stdin{text: s, exact: true}
+}
+
+// maxScriptRead bounds a script file or list read for the line.
+const maxScriptRead = 256 << 10
+
+// scriptFile checks a script the line runs (source, bash FILE) as it is
+// on disk now.
+func (sh *shell) scriptFile(name string) {
+	if in := sh.fileText(name); in != nil {
+		sh.script(in.text)
+	}
 }
 
 // operands are the arguments that are not options; values lists the short
 // options whose value is the next argument.
-func operands(args []arg, values string) []arg {
-	var out []arg
+func operands(args []string, values string) []string {
+	var out []string
 	opts := true
 	for i := 0; i < len(args); i++ {
-		a := args[i].text
+		a := args[i]
 		switch {
 		case !opts || a == "-" || !strings.HasPrefix(a, "-"):
-			out = append(out, args[i])
+			out = append(out, a)
 		case a == "--":
 			opts = false
 		case !strings.HasPrefix(a, "--") && len(a) == 2 && strings.IndexByte(values, a[1]) >= 0:
@@ -305,15 +579,18 @@ func operands(args []arg, values string) []arg {
 	return out
 }
 
-// optionValues are the values of the named options (-o v, --output=v).
-func optionValues(args []arg, names ...string) []arg {
-	var out []arg
+// optionValues are the values of the named options (-o v, -ov, --output=v).
+func optionValues(args []string, names ...string) []string {
+	var out []string
 	for i, a := range args {
 		for _, n := range names {
-			if a.text == n && i+1 < len(args) {
+			switch {
+			case a == n && i+1 < len(args):
 				out = append(out, args[i+1])
-			} else if v, ok := strings.CutPrefix(a.text, n+"="); ok && strings.HasPrefix(n, "--") {
-				out = append(out, arg{text: v, glob: a.glob})
+			case strings.HasPrefix(n, "--") && strings.HasPrefix(a, n+"="):
+				out = append(out, a[len(n)+1:])
+			case len(n) == 2 && n[0] == '-' && n[1] != '-' && len(a) > 2 && strings.HasPrefix(a, n) && !strings.HasPrefix(a, "--"):
+				out = append(out, a[2:])
 			}
 		}
 	}
@@ -321,9 +598,8 @@ func optionValues(args []arg, names ...string) []arg {
 }
 
 // inPlace reports an in-place option: sed -i, perl -pi, yq -i, --in-place.
-func inPlace(args []arg) bool {
-	for _, a := range args {
-		s := a.text
+func inPlace(args []string) bool {
+	for _, s := range args {
 		if s == "--" {
 			return false
 		}
@@ -344,176 +620,235 @@ func inPlace(args []arg) bool {
 	return false
 }
 
-func cdTarget(st *shellState, args []arg) string {
-	ops := operands(args, "")
-	if len(ops) == 0 {
-		return st.ex.home
-	}
-	if !ops[0].known() || ops[0].text == "-" {
-		return ""
-	}
-	return abs(ops[0].text, st.cwd)
-}
-
-// pipeWords are the words the earlier commands of a pipeline pass on (what
-// echo or find would print), for xargs.
-func pipeWords(st *shellState, pl pipeline, idx int) []arg {
-	var out []arg
-	for _, c := range pl[:idx] {
-		for i, w := range c.words {
-			if i > 0 {
-				out = append(out, st.ex.expand(w))
-			}
-		}
-	}
-	return operands(out, "")
-}
-
 // paths checks each path argument.
-func (t *checker) paths(st *shellState, args []arg, op pathOp, ancestors bool) *finding {
+func (sh *shell) paths(args []string, op pathOp, ancestors bool) {
 	for _, a := range args {
-		if f := t.pathArg(st, a, op, ancestors); f != nil {
-			return f
+		if sh.t.done() {
+			return
 		}
+		sh.pathArg(a, op, ancestors)
 	}
-	return nil
 }
 
 // copyLike checks cp, mv, install, ln, rsync: the destination is written
-// (or, when it is a folder, dest/<name of each source>); mv also removes its
-// sources.
-func (t *checker) copyLike(st *shellState, name string, args []arg, values string, viaXargs bool) *finding {
-	var dest *arg
+// (or, when it is a folder, dest/<name of each source>, and for a copy of
+// a folder's contents the folder itself); mv also removes its sources; a
+// hard link to a protected file is a way to write it.
+func (sh *shell) copyLike(name string, args []string, values string, viaXargs bool) {
+	var dest string
 	if v := optionValues(args, "-t", "--target-directory"); len(v) > 0 {
-		dest = &v[0]
+		dest = v[0]
 	}
 	ops := operands(args, values)
-	if dest == nil && len(ops) == 1 && name == "ln" {
-		// ln -s TARGET: the link is made here, under the target's name.
-		if st.cwd == "" || !ops[0].known() {
-			return nil
+	symbolic, recursive, contents := false, false, false
+	for _, a := range args {
+		if a == "--" {
+			break
 		}
-		return t.pathArg(st, arg{text: filepath.Join(st.cwd, filepath.Base(ops[0].text))}, opWrite, false)
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
+			symbolic = symbolic || strings.Contains(a, "s")
+			recursive = recursive || strings.ContainsAny(a, "rRa")
+			contents = contents || strings.Contains(a, "T")
+		}
+		switch a {
+		case "--symbolic":
+			symbolic = true
+		case "--recursive", "--archive":
+			recursive = true
+		case "--no-target-directory":
+			contents = true
+		}
 	}
-	if dest == nil && len(ops) > 0 {
-		dest = &ops[len(ops)-1]
+	if dest == "" && len(ops) == 1 && name == "ln" {
+		// ln [-s] TARGET: the link is made here, under the target's name.
+		if sh.cwd == "" || !known(ops[0]) {
+			return
+		}
+		sh.hardLink(ops[0], name, symbolic)
+		sh.pathArg(filepath.Join(sh.cwd, filepath.Base(ops[0])), opWrite, false)
+		return
+	}
+	if dest == "" && len(ops) > 0 {
+		dest = ops[len(ops)-1]
 		ops = ops[:len(ops)-1]
 	}
 	if name == "mv" {
-		if f := t.paths(st, ops, opDeep, !viaXargs); f != nil {
-			return f
-		}
+		sh.paths(ops, opDeep, !viaXargs)
 	}
-	if dest == nil {
-		return nil
-	}
-	if f := t.pathArg(st, *dest, opWrite, false); f != nil {
-		return f
-	}
-	if dest.known() && !dest.glob {
+	if (name == "ln" || name == "link" || name == "cp") && !(name == "cp" && !hasLinkFlag(args)) {
 		for _, src := range ops {
-			if !src.known() {
-				continue
-			}
-			in := arg{text: strings.TrimRight(dest.text, "/") + "/" + filepath.Base(src.text)}
-			if f := t.pathArg(st, in, opWrite, false); f != nil {
-				return f
+			sh.hardLink(src, name, symbolic)
+		}
+	}
+	if dest == "" || sh.t.done() {
+		return
+	}
+	if name == "ln" && symbolic {
+		// A new link: what the old one at dest points to is not written.
+		defer sh.madeLink(dest, ops, contents)
+		sh.linkArg(dest)
+	} else {
+		sh.pathArg(dest, opWrite, false)
+	}
+	if !known(dest) {
+		return
+	}
+	for _, src := range ops {
+		if !known(src) || sh.t.done() {
+			continue
+		}
+		if sh.isRunaway(src) {
+			// A copy of runaway's program is runaway: remember where.
+			sh.t.copies = append(sh.t.copies, filepath.Clean(sh.abs(dest)))
+		}
+		merge := contents || (recursive && (strings.HasSuffix(src, "/.") || name == "rsync" && strings.HasSuffix(src, "/")))
+		target := strings.TrimRight(dest, "/") + "/" + filepath.Base(src)
+		if merge {
+			target = dest
+		}
+		if !merge && !sh.isDir(dest) && len(ops) == 1 {
+			target = dest
+		}
+		if name == "ln" && symbolic {
+			sh.linkArg(target)
+			continue
+		}
+		sh.pathArg(target, opWrite, false)
+		if recursive || merge {
+			if in := sh.t.inside(sh.abs(target)); len(in) > 0 {
+				sh.t.deny(&finding{action: "copy a folder over " + sh.abs(target) + ", which holds " + in[0].kind.noun(), path: in[0].path})
+				return
 			}
 		}
 	}
-	return nil
+}
+
+// madeLink remembers a symlink the line makes: later paths through it go
+// where it points.
+func (sh *shell) madeLink(dest string, ops []string, contents bool) {
+	if len(ops) != 1 || !known(dest) || !known(ops[0]) {
+		return
+	}
+	at := sh.abs(dest)
+	if sh.isDir(dest) && !contents {
+		at = strings.TrimRight(at, "/") + "/" + filepath.Base(ops[0])
+	}
+	if sh.t.links == nil {
+		sh.t.links = map[string]string{}
+	}
+	sh.t.links[filepath.Clean(sh.t.realPath(filepath.Dir(at)))+"/"+filepath.Base(at)] = ops[0]
+}
+
+// linkArg checks where a symlink is made: its folder is resolved, the
+// old link there is replaced, not followed.
+func (sh *shell) linkArg(dest string) {
+	p := sh.abs(dest)
+	if p == "" || !known(p) {
+		sh.pathArg(dest, opWrite, false)
+		return
+	}
+	at := filepath.Clean(sh.t.realPath(filepath.Dir(p))) + "/" + filepath.Base(p)
+	sh.t.resolve()
+	if k := sh.t.match(filepath.Clean(p)); k != notProtected {
+		sh.t.deny(&finding{action: k.action(opWrite), path: filepath.Clean(p)})
+	} else if k := sh.t.match(at); k != notProtected {
+		sh.t.deny(&finding{action: k.action(opWrite), path: at})
+	}
+}
+
+func hasLinkFlag(args []string) bool {
+	for _, a := range args {
+		if a == "--link" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "l") {
+			return true
+		}
+	}
+	return false
+}
+
+// hardLink: a hard link to a protected file is the file itself, under a
+// name the wire would not know.
+func (sh *shell) hardLink(src, name string, symbolic bool) {
+	if symbolic {
+		return
+	}
+	p := sh.abs(src)
+	if p == "" || !known(p) {
+		return
+	}
+	if k := sh.t.classify(p); k != notProtected {
+		sh.t.deny(&finding{action: "hard-link " + k.noun(), path: p, why: "which writes it under another name"})
+	}
+}
+
+func (sh *shell) isDir(p string) bool {
+	a := sh.abs(p)
+	if a == "" || !known(a) {
+		return strings.HasSuffix(p, "/")
+	}
+	fi, err := os.Stat(a)
+	return err == nil && fi.IsDir()
+}
+
+// isRunaway reports a program path that is runaway's (or a copy the line
+// made of it).
+func (sh *shell) isRunaway(prog string) bool {
+	if !strings.Contains(prog, "/") {
+		return false
+	}
+	p := sh.abs(prog)
+	if p == "" || !known(p) {
+		return false
+	}
+	p = filepath.Clean(p)
+	for _, c := range sh.t.copies {
+		if c == p {
+			return true
+		}
+	}
+	return sh.t.classify(p) == ownBinary
 }
 
 // pathArg checks one path a command writes (opWrite) or removes, moves or
 // locks (opDeep: a folder that holds a protected file counts too, when
 // ancestors is set).
-func (t *checker) pathArg(st *shellState, a arg, op pathOp, ancestors bool) *finding {
-	text := a.text
-	if text == "" {
-		return nil
+func (sh *shell) pathArg(text string, op pathOp, ancestors bool) {
+	if text == "" || sh.t.done() {
+		return
 	}
-	if t.checked++; t.checked > maxPathChecks {
-		// Checking more would take the hook past its deadline, which lets
-		// the call through: refuse instead.
-		return &finding{action: fmt.Sprintf("write to more than %d paths", maxPathChecks), why: "more than runaway can check in time"}
+	if sh.t.checked++; sh.t.checked > maxPathChecks {
+		sh.t.unsure(fmt.Sprintf("more than %d paths", maxPathChecks))
+		return
 	}
-	if i := strings.Index(text, unknownPart); i >= 0 {
-		// Only the known folder before the unknown part can be judged.
-		j := strings.LastIndexByte(text[:i], '/')
-		if j <= 0 {
-			return nil
-		}
-		dir := abs(text[:j], st.cwd)
-		if dir == "" {
-			return nil
-		}
-		if k := t.classify(dir); k == ownConfig || k == ownState {
-			return &finding{action: k.action(op), path: dir}
-		}
-		return nil
-	}
-	p := abs(text, st.cwd)
+	p := sh.abs(text)
 	if p == "" {
-		return nil
+		return
 	}
-	if a.glob {
-		return t.globArg(p, op, ancestors)
+	if i := strings.Index(p, unknownPart); i >= 0 {
+		// Only the known folder before the unknown part can be judged.
+		j := strings.LastIndexByte(p[:i], '/')
+		if j <= 0 {
+			return
+		}
+		dir := p[:j]
+		if k := sh.t.classify(dir); k == ownConfig || k == ownState {
+			sh.t.deny(&finding{action: k.action(op), path: filepath.Clean(dir)})
+		}
+		return
 	}
-	if k := t.classify(p); k != notProtected {
-		return &finding{action: k.action(op), path: p}
+	if k := sh.t.classify(p); k != notProtected {
+		sh.t.deny(&finding{action: k.action(op), path: filepath.Clean(p)})
+		return
 	}
 	if op == opDeep && ancestors {
-		if k, q := t.ancestorOf(p); k != notProtected {
-			return &finding{action: "remove, move or lock a folder (" + p + ") that holds " + k.noun(), path: q}
+		if in := sh.t.inside(p); len(in) > 0 {
+			sh.t.deny(&finding{action: "remove, move or lock a folder (" + filepath.Clean(p) + ") that holds " + in[0].kind.noun(), path: in[0].path})
 		}
 	}
-	return nil
 }
 
 // maxPathChecks bounds the path arguments checked in one call; no real
 // command comes near it.
 const maxPathChecks = 20000
-
-// maxGlob bounds how many matches of a pattern are looked at.
-const maxGlob = 256
-
-// globArg checks a pattern: against the protected paths (and, for removals,
-// their folders) as a pattern, and against the files it matches now.
-func (t *checker) globArg(pattern string, op pathOp, ancestors bool) *finding {
-	t.resolve()
-	for _, pp := range t.protected {
-		for q := pp.path; ; q = filepath.Dir(q) {
-			if ok, _ := filepath.Match(pattern, q); ok {
-				if q == pp.path {
-					return &finding{action: pp.kind.action(op), path: pp.path}
-				}
-				if op == opDeep && ancestors {
-					return &finding{action: "remove, move or lock a folder (" + q + ") that holds " + pp.kind.noun(), path: pp.path}
-				}
-			}
-			if q == filepath.Dir(q) {
-				break
-			}
-		}
-	}
-	// Patterns inside a protected folder (~/.config/runaway/*.json).
-	if k := t.classify(filepath.Dir(pattern[:strings.IndexAny(pattern, "*?[")] + "x")); k == ownConfig || k == ownState {
-		return &finding{action: k.action(op), path: pattern}
-	}
-	if strings.ContainsAny(filepath.Dir(pattern), "*?[") {
-		return nil // reading many folders on every call costs too much
-	}
-	matches, _ := filepath.Glob(pattern)
-	if len(matches) > maxGlob {
-		matches = matches[:maxGlob]
-	}
-	for _, m := range matches {
-		if k := t.classify(m); k != notProtected {
-			return &finding{action: k.action(op), path: m}
-		}
-	}
-	return nil
-}
 
 // action says what a command does to a protected file.
 func (k fileKind) action(op pathOp) string {
@@ -527,10 +862,11 @@ func (k fileKind) action(op pathOp) string {
 }
 
 // runawayCommand denies the subcommands only the person may run: allow
-// (raises a cap), remove and setup (rewire the hooks).
-func runawayCommand(args []arg) *finding {
+// (raises a cap), remove and setup (rewire the hooks); setup --dry-run
+// only shows.
+func runawayCommand(args []string) *finding {
 	for _, a := range args {
-		if a.text == "-h" || a.text == "--help" {
+		if a == "-h" || a == "--help" {
 			return nil
 		}
 	}
@@ -538,8 +874,13 @@ func runawayCommand(args []arg) *finding {
 	if len(ops) == 0 {
 		return nil
 	}
-	switch sub := ops[0].text; sub {
-	case "allow", "remove", "setup", "uninstall":
+	switch sub := ops[0]; sub {
+	case "setup", "remove", "uninstall":
+		if dryRun(args) {
+			return nil
+		}
+		fallthrough
+	case "allow":
 		return &finding{action: "run `runaway " + sub + "`", why: "which only the person may run"}
 	}
 	return nil
@@ -547,20 +888,21 @@ func runawayCommand(args []arg) *finding {
 
 // goCmd: `go run <runaway's main package> allow|remove|setup`, and go build
 // or install -o onto a protected path.
-func (t *checker) goCmd(st *shellState, args []arg) *finding {
+func (sh *shell) goCmd(args []string) {
 	if len(args) == 0 {
-		return nil
+		return
 	}
-	switch args[0].text {
+	switch args[0] {
 	case "build", "install":
-		return t.paths(st, optionValues(args[1:], "-o"), opWrite, true)
+		sh.paths(optionValues(args[1:], "-o"), opWrite, true)
+		return
 	case "run":
 	default:
-		return nil
+		return
 	}
 	rest := args[1:]
 	for i := 0; i < len(rest); i++ {
-		a := rest[i].text
+		a := rest[i]
 		if strings.HasPrefix(a, "-") {
 			if !strings.Contains(a, "=") && goValueFlags[strings.TrimLeft(a, "-")] {
 				i++
@@ -568,12 +910,11 @@ func (t *checker) goCmd(st *shellState, args []arg) *finding {
 			continue
 		}
 		pkg, _, _ := strings.Cut(strings.TrimRight(a, "/"), "@")
-		if filepath.Base(pkg) == "runaway" || (pkg == "." && filepath.Base(st.cwd) == "runaway") {
-			return runawayCommand(rest[i+1:])
+		if filepath.Base(pkg) == "runaway" || (pkg == "." && filepath.Base(sh.cwd) == "runaway") {
+			sh.t.deny(runawayCommand(rest[i+1:]))
 		}
-		return nil
+		return
 	}
-	return nil
 }
 
 // goValueFlags are go run's build flags that take a value.
@@ -584,141 +925,119 @@ var goValueFlags = map[string]bool{
 	"installsuffix": true, "covermode": true, "coverpkg": true,
 }
 
-// npx: `npx @anthropic-ai/claude-code …`, `npx @openai/codex …`.
-func (t *checker) npx(st *shellState, args []arg) *finding {
+// npx: `npx @anthropic-ai/claude-code …`, `npx runaway remove`.
+func (sh *shell) npx(args []string, cmdEnv map[string]string) {
 	ops := operands(args, "p")
 	if len(ops) == 0 {
-		return nil
+		return
 	}
-	pkg, _, _ := strings.Cut(strings.TrimPrefix(ops[0].text, "@"), "@")
-	rest := args[len(args)-len(ops)+1:]
+	pkg, _, _ := strings.Cut(strings.TrimPrefix(ops[0], "@"), "@")
+	rest := args[index(args, ops[0])+1:]
 	if agent := agentPackage(pkg); agent != "" {
-		f, _ := t.agentCommand(st, agent, rest)
-		return f
+		sh.agentCommand(agent, rest, cmdEnv)
+		return
 	}
-	switch {
-	case pkg == "runaway" || strings.HasSuffix(pkg, "/runaway"):
-		return runawayCommand(rest)
+	if pkg == "runaway" || strings.HasSuffix(pkg, "/runaway") {
+		sh.t.deny(runawayCommand(rest))
 	}
-	return nil
 }
 
-// subShell: sh -c SCRIPT, a heredoc or here-string fed to a shell, or a
-// pipeline into one (`echo … | sh`).
-func (t *checker) subShell(st *shellState, pl pipeline, idx int, args []arg) *finding {
+// index is the position of s in args (-1 when absent).
+func index(args []string, s string) int {
 	for i, a := range args {
-		if strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.Contains(a.text, "c") {
+		if a == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// subShell: sh -c SCRIPT, a script file, or a script fed on stdin
+// (a heredoc, `echo … | sh`).
+func (sh *shell) subShell(args []string, in *stdin) {
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") {
 			for _, s := range args[i+1:] {
-				if !strings.HasPrefix(s.text, "-") {
-					return t.nested(st, s.text)
+				if !strings.HasPrefix(s, "-") {
+					sub := sh.sub()
+					sub.env.params = nil
+					sub.script(s)
+					return
 				}
 			}
-			return nil
+			return
 		}
 	}
-	if len(operands(args, "o")) > 0 {
-		return nil // a script file: not read
+	if ops := operands(args, "o"); len(ops) > 0 {
+		sh.sub().scriptFile(ops[0])
+		return
 	}
-	if body, ok := pl[idx].stdinText(st.ex); ok {
-		return t.nested(st, body)
+	if in != nil {
+		sh.sub().script(in.text)
 	}
-	if idx > 0 {
-		var parts []string
-		for _, a := range pipeWords(st, pl, idx) {
-			parts = append(parts, a.text)
-		}
-		return t.nested(st, strings.Join(parts, " "))
-	}
-	return nil
 }
 
-// interpreter: python -c, perl -e, node -e … and scripts fed on stdin. The
-// code is not run or parsed: it is denied when it both names a protected
-// path and does something that writes.
-func (t *checker) interpreter(st *shellState, pl pipeline, idx int, args []arg, codeFlags string) *finding {
+// interpreter: python -c, perl -e, node -e … and scripts fed on stdin or
+// given as a file. The code is not run or parsed: it is denied when it
+// both names a protected path (or builds one from its parts) and does
+// something that writes.
+func (sh *shell) interpreter(args []string, codeFlags string, in *stdin) {
 	var code []string
-	for i, a := range args {
-		s := a.text
+	for i, s := range args {
 		if len(s) >= 2 && s[0] == '-' && s[1] != '-' && strings.IndexByte(codeFlags, s[len(s)-1]) >= 0 && i+1 < len(args) {
-			code = append(code, args[i+1].text)
+			code = append(code, args[i+1])
 		}
-		if s == "--eval" || s == "--print" || s == "eval" {
-			if i+1 < len(args) {
-				code = append(code, args[i+1].text)
+		if (s == "--eval" || s == "--print" || s == "eval") && i+1 < len(args) {
+			code = append(code, args[i+1])
+		}
+	}
+	if len(code) == 0 {
+		if ops := operands(args, "mWX"); len(ops) > 0 && ops[0] != "-" {
+			if f := sh.fileText(ops[0]); f != nil {
+				code = append(code, f.text)
 			}
 		}
 	}
-	if body, ok := pl[idx].stdinText(st.ex); ok {
-		code = append(code, body)
-	}
-	if idx > 0 {
-		for _, a := range pipeWords(st, pl, idx) {
-			code = append(code, a.text)
-		}
+	if in != nil {
+		code = append(code, in.text)
 	}
 	for _, c := range code {
-		if f := t.code(c); f != nil {
-			return f
-		}
+		sh.t.deny(sh.t.code(c))
 	}
-	return nil
 }
 
-// writeHints are what code that writes, removes or runs something looks
-// like, in the usual scripting languages (lower case).
-var writeHints = []string{
-	"write", "unlink", "remove", "rmtree", "rename", "replace(", "truncate", "chmod", "chown",
-	"symlink", "shutil", "system(", "subprocess", "spawn", "exec", "dump(", "rmsync", "rmdir",
-	"fileutils", "file.delete", "popen", "copy", "move", "'w'", "\"w\"", "'a'", "\"a\"", "'w+'",
-	"\"w+\"", "'wb'", "\"wb\"", "'a+'", "\"a+\"", "'x'", "'>", "\">", ">>", "touch(",
-}
-
-// code judges a snippet of script code.
-func (t *checker) code(src string) *finding {
-	t.resolve()
-	for _, n := range t.needles {
-		if !strings.Contains(src, n) {
-			continue
-		}
-		low := strings.ToLower(src)
-		for _, h := range writeHints {
-			if strings.Contains(low, h) {
-				return &finding{action: "run code that writes near " + n, why: "a file that keeps runaway's guard on"}
-			}
-		}
-		return nil
-	}
-	return nil
-}
-
-// find: -delete, or -exec of a command that removes or writes, on a start
+// find: -delete, or -exec of a command that is not a reader, on a start
 // folder that is or holds a protected path.
-func (t *checker) find(st *shellState, args []arg) *finding {
-	var starts []arg
+func (sh *shell) find(args []string) {
+	var starts []string
 	i := 0
-	for i < len(args) && !strings.HasPrefix(args[i].text, "-") && args[i].text != "(" && args[i].text != "!" {
+	for i < len(args) && !strings.HasPrefix(args[i], "-") && args[i] != "(" && args[i] != "!" {
 		starts = append(starts, args[i])
 		i++
 	}
 	if len(starts) == 0 {
-		starts = []arg{{text: "."}}
+		starts = []string{"."}
 	}
 	mutates, filtered := false, false
 	var names []string
 	for ; i < len(args); i++ {
-		switch args[i].text {
+		switch args[i] {
 		case "-delete":
 			mutates = true
 		case "-exec", "-execdir", "-ok", "-okdir":
 			if i+1 < len(args) {
-				switch filepath.Base(args[i+1].text) {
-				case "rm", "mv", "unlink", "shred", "truncate", "chmod", "chown", "tee", "sed", "perl", "cp", "ln", "sh", "bash":
+				prog := filepath.Base(args[i+1])
+				if !readers[prog] || prog == "sed" || prog == "awk" || prog == "find" || prog == "git" || prog == "python" || prog == "node" {
 					mutates = true
 				}
 			}
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if i+1 < len(args) {
+				sh.pathArg(args[i+1], opWrite, true)
+			}
 		case "-name", "-iname":
 			if i+1 < len(args) {
-				names = append(names, args[i+1].text)
+				names = append(names, args[i+1])
 			}
 			filtered = true
 		case "-path", "-ipath", "-wholename", "-regex", "-iregex":
@@ -727,23 +1046,24 @@ func (t *checker) find(st *shellState, args []arg) *finding {
 		}
 	}
 	if !mutates {
-		return nil
+		return
 	}
 	for _, s := range starts {
-		p := abs(s.text, st.cwd)
-		if p == "" || !s.known() {
+		p := sh.abs(s)
+		if p == "" || !known(p) {
 			continue
 		}
-		if k := t.classify(p); k != notProtected {
-			return &finding{action: k.action(opDeep), path: p}
+		if k := sh.t.classify(p); k != notProtected {
+			sh.t.deny(&finding{action: k.action(opDeep), path: filepath.Clean(p)})
+			return
 		}
-		for _, pp := range t.inside(p) {
-			if !filtered || nameMatchesBelow(names, p, pp.path) {
-				return &finding{action: "remove or change files under " + p + ", among them " + pp.kind.noun(), path: pp.path}
+		for _, pp := range sh.t.inside(p) {
+			if !filtered || nameMatchesBelow(names, filepath.Clean(p), pp.path) {
+				sh.t.deny(&finding{action: "remove or change files under " + filepath.Clean(p) + ", among them " + pp.kind.noun(), path: pp.path})
+				return
 			}
 		}
 	}
-	return nil
 }
 
 // nameMatchesBelow reports whether a -name pattern matches the name of q,
@@ -778,4 +1098,165 @@ func nameMatchesBelow(names []string, dir, q string) bool {
 		}
 	}
 	return false
+}
+
+// sedScripts: sed's w command and the w flag of s write a file
+// (`sed -n 'w FILE'`, `s/a/b/w FILE`).
+func (sh *shell) sedScripts(args []string) {
+	scripts := optionValues(args, "-e", "--expression")
+	if len(scripts) == 0 {
+		if ops := operands(args, "efl"); len(ops) > 0 {
+			scripts = ops[:1]
+		}
+	}
+	for _, s := range scripts {
+		for cmd := range strings.SplitSeq(s, "\n") {
+			for _, part := range strings.Split(cmd, ";") {
+				part = strings.TrimSpace(part)
+				if f, ok := sedWriteFile(part); ok {
+					sh.pathArg(f, opWrite, true)
+				}
+			}
+		}
+	}
+}
+
+// sedWriteFile finds the file of a w command or an s///w flag.
+func sedWriteFile(cmd string) (string, bool) {
+	// Skip an address (line numbers, $, /re/, ranges).
+	c := strings.TrimLeft(cmd, "0123456789,$!~ ")
+	if strings.HasPrefix(c, "/") {
+		if j := strings.Index(c[1:], "/"); j >= 0 {
+			c = strings.TrimLeft(c[j+2:], "!, ")
+		}
+	}
+	switch {
+	case strings.HasPrefix(c, "w ") || strings.HasPrefix(c, "W "):
+		return strings.TrimSpace(c[2:]), true
+	case strings.HasPrefix(c, "s") && len(c) > 1:
+		d := c[1]
+		parts := strings.SplitN(c[2:], string(d), 3)
+		if len(parts) == 3 {
+			flags := parts[2]
+			if i := strings.IndexByte(flags, 'w'); i >= 0 {
+				return strings.TrimSpace(flags[i+1:]), true
+			}
+		}
+	}
+	return "", false
+}
+
+// awk: -i inplace, and the files its program prints or writes into
+// (print > "file", FILENAME).
+func (sh *shell) awk(args []string) {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "-i" && args[i+1] == "inplace" {
+			sh.paths(operands(args, "ivfF"), opWrite, true)
+			return
+		}
+	}
+	ops := operands(args, "vfF")
+	if len(ops) == 0 {
+		return
+	}
+	prog, files := ops[0], ops[1:]
+	for _, target := range awkTargets(prog) {
+		if target == "FILENAME" {
+			sh.paths(files, opWrite, true)
+			continue
+		}
+		sh.pathArg(target, opWrite, true)
+	}
+	if strings.Contains(prog, "system(") {
+		sh.t.deny(sh.t.code(prog))
+	}
+}
+
+// awkTargets are the files an awk program redirects into: a quoted
+// string or FILENAME after > or >>; an expression the wire cannot read
+// is unknown.
+func awkTargets(prog string) []string {
+	var out []string
+	inStr := false
+	for i := 0; i < len(prog); i++ {
+		c := prog[i]
+		if c == '"' {
+			inStr = !inStr
+			continue
+		}
+		if inStr || c != '>' {
+			continue
+		}
+		j := i + 1
+		if j < len(prog) && prog[j] == '>' {
+			j++
+		}
+		for j < len(prog) && prog[j] == ' ' {
+			j++
+		}
+		rest := prog[j:]
+		switch {
+		case strings.HasPrefix(rest, `"`):
+			if end := strings.IndexByte(rest[1:], '"'); end >= 0 {
+				out = append(out, rest[1:1+end])
+			}
+		case strings.HasPrefix(rest, "FILENAME"):
+			out = append(out, "FILENAME")
+		}
+		i = j - 1
+	}
+	return out
+}
+
+// printfText formats printf's output for the common directives.
+func printfText(format string, args []string) string {
+	var b strings.Builder
+	ai := 0
+	next := func() string {
+		if ai < len(args) {
+			ai++
+			return args[ai-1]
+		}
+		return ""
+	}
+	for {
+		for i := 0; i < len(format); i++ {
+			c := format[i]
+			switch {
+			case c == '\\' && i+1 < len(format):
+				i++
+				switch format[i] {
+				case 'n':
+					b.WriteByte('\n')
+				case 't':
+					b.WriteByte('\t')
+				case '\\':
+					b.WriteByte('\\')
+				default:
+					b.WriteByte('\\')
+					b.WriteByte(format[i])
+				}
+			case c == '%' && i+1 < len(format):
+				j := i + 1
+				for j < len(format) && strings.IndexByte("-+ #0123456789.", format[j]) >= 0 {
+					j++
+				}
+				if j < len(format) {
+					switch format[j] {
+					case '%':
+						b.WriteByte('%')
+					case 's', 'b', 'q', 'd', 'i', 'u', 'x', 'X', 'o', 'c', 'f', 'g', 'e':
+						b.WriteString(next())
+					}
+				}
+				i = j
+			default:
+				b.WriteByte(c)
+			}
+		}
+		if ai == 0 || ai >= len(args) {
+			break
+		}
+	}
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package tamper
 
 import (
+	"os"
 	"strings"
 )
 
@@ -38,6 +39,7 @@ func parsePatch(text string) []patchOp {
 			case strings.HasPrefix(rest, "Delete File: "):
 				ops = append(ops, patchOp{kind: 'D', path: strings.TrimSpace(rest[len("Delete File: "):])})
 			case strings.HasPrefix(rest, "Move to: ") && cur != nil:
+				// Codex takes it after an Add File too.
 				cur.moveTo = strings.TrimSpace(rest[len("Move to: "):])
 				continue
 			default:
@@ -123,6 +125,7 @@ func seekLines(lines, want []string, from int) int {
 		func(s string) string { return s },
 		func(s string) string { return strings.TrimRight(s, " \t") },
 		strings.TrimSpace,
+		normalizePunct,
 	} {
 	next:
 		for i := from; i+len(want) <= len(lines); i++ {
@@ -137,42 +140,75 @@ func seekLines(lines, want []string, from int) int {
 	return -1
 }
 
-// patch checks a Codex patch: files it adds, updates, moves and deletes.
+// normalizePunct is Codex's last resort when it looks for a hunk's lines:
+// spaces trimmed, typographic dashes, quotes and spaces made plain.
+func normalizePunct(s string) string {
+	return punct.Replace(strings.TrimSpace(s))
+}
+
+var punct = strings.NewReplacer(
+	"\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2013", "-", "\u2014", "-", "\u2015", "-", "\u2212", "-",
+	"\u2018", "'", "\u2019", "'", "\u201A", "'", "\u201B", "'",
+	"\u201C", `"`, "\u201D", `"`, "\u201E", `"`, "\u201F", `"`,
+	"\u00A0", " ", "\u2002", " ", "\u2003", " ", "\u2004", " ", "\u2005", " ", "\u2006", " ",
+	"\u2007", " ", "\u2008", " ", "\u2009", " ", "\u200A", " ", "\u202F", " ", "\u205F", " ", "\u3000", " ",
+)
+
+// patch checks a Codex patch, section by section in order: files it adds,
+// updates, moves and deletes. An update of a settings file runaway manages
+// that cannot be tried on the file is denied: Codex's matching may find
+// what the wire's did not.
 func (t *checker) patch(text, cwd string) *finding {
 	for _, op := range parsePatch(text) {
-		p := abs(op.path, cwd)
+		p := t.abs(op.path, cwd)
 		if p == "" {
 			continue
 		}
+		dest := ""
+		if op.moveTo != "" {
+			if dest = t.abs(op.moveTo, cwd); dest == "" {
+				continue
+			}
+		}
 		switch op.kind {
 		case 'A':
-			if f := t.writeFile(p, func(string, bool) (string, bool) { return strings.Join(op.added, "\n") + "\n", true }, nil); f != nil {
+			content := strings.Join(op.added, "\n") + "\n"
+			write := func(string, bool) (string, bool) { return content, true }
+			if f := t.writeFile(p, write, nil); f != nil {
 				return f
+			}
+			if dest != "" {
+				if f := t.writeFile(dest, write, nil); f != nil {
+					return f
+				}
 			}
 		case 'D':
 			if f := t.removeFile(p); f != nil {
 				return f
 			}
 		case 'U':
-			var next string
-			apply := func(old string, exists bool) (string, bool) {
-				if !exists {
-					return "", false
-				}
-				var ok bool
+			old, err := readSmall(p)
+			next, ok := "", false
+			if err == nil {
 				next, ok = applyHunks(old, op.hunks)
-				return next, ok
 			}
 			var removed, added []string
 			for _, h := range op.hunks {
 				removed = append(removed, h.old...)
 				added = append(added, h.new...)
 			}
-			fallback := func(kind fileKind, path string) *finding {
-				return editTouchesHooks(kind, path, strings.Join(removed, "\n"), strings.Join(added, "\n"))
+			untried := func(kind fileKind, path string) *finding {
+				if f := editTouchesHooks(kind, path, strings.Join(removed, "\n"), strings.Join(added, "\n")); f != nil {
+					return f
+				}
+				if _, err := os.Lstat(path); err != nil {
+					return nil // Codex fails the patch: nothing changes
+				}
+				return &finding{action: "patch " + kind.noun() + " in a way runaway cannot try on the file", path: path}
 			}
-			if op.moveTo == "" {
-				if f := t.writeFile(p, apply, fallback); f != nil {
+			content := func(string, bool) (string, bool) { return next, ok }
+			if dest == "" {
+				if f := t.writeFile(p, content, untried); f != nil {
 					return f
 				}
 				continue
@@ -180,15 +216,7 @@ func (t *checker) patch(text, cwd string) *finding {
 			if f := t.removeFile(p); f != nil {
 				return f
 			}
-			dest := abs(op.moveTo, cwd)
-			if dest == "" {
-				continue
-			}
-			old, err := readSmall(p)
-			if err == nil {
-				next, _ = applyHunks(old, op.hunks)
-			}
-			if f := t.writeFile(dest, func(string, bool) (string, bool) { return next, err == nil }, fallback); f != nil {
+			if f := t.writeFile(dest, content, untried); f != nil {
 				return f
 			}
 		}

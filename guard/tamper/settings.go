@@ -18,7 +18,19 @@ import (
 
 // settingsChange judges writing next over old (exists: whether each is a
 // file; a missing or empty file is `{}`).
-func settingsChange(kind fileKind, path, old string, oldExists bool, next string, nextExists bool, codexHooksPath string) *finding {
+func (t *checker) settingsChange(kind fileKind, path, old string, oldExists bool, next string, nextExists bool) *finding {
+	if f := t.settingsSwitches(kind, path, old, oldExists, next, nextExists); f != nil {
+		return f
+	}
+	if nextExists {
+		return t.laterCommands(kind, path, old, next)
+	}
+	return nil
+}
+
+// settingsSwitches judges what switches runaway's hook off or moves its
+// files.
+func (t *checker) settingsSwitches(kind fileKind, path, old string, oldExists bool, next string, nextExists bool) *finding {
 	if !oldExists {
 		old = ""
 	}
@@ -60,8 +72,11 @@ func settingsChange(kind fileKind, path, old string, oldExists bool, next string
 		if !containsAll(runawayEntries(newV, kind == codexHooks), oldE) {
 			return &finding{action: "remove or change runaway's hook entry in " + path}
 		}
+		if kind == codexHooks && codexAccepts(oldV) && !codexAccepts(newV) {
+			return &finding{action: "leave " + path + " unreadable to Codex", why: "which skips a hooks.json with unknown keys or wrong types, runaway's hook with it"}
+		}
 	case codexConfig:
-		return codexConfigChange(path, old, next, codexHooksPath)
+		return codexConfigChange(path, old, next, t.settingsPath(codexHooks))
 	case openCodeConfig:
 		return openCodeConfigChange(path, old, next)
 	}
@@ -82,6 +97,174 @@ func openCodeConfigChange(path, old, next string) *finding {
 		return &finding{action: "change the plugins of " + path, why: "which run inside OpenCode beside runaway's plugin and can switch it off"}
 	}
 	return nil
+}
+
+// laterCommands: commands a settings file runs outside tool calls (other
+// hooks, statusLine, apiKeyHelper, Codex notify…). A new one is checked
+// like a Bash call; one that passes is still the person's to allow.
+func (t *checker) laterCommands(kind fileKind, path, old, next string) *finding {
+	have := map[string]int{}
+	for _, c := range settingsCommands(kind, old) {
+		have[c]++
+	}
+	for _, c := range settingsCommands(kind, next) {
+		if have[c] > 0 {
+			have[c]--
+			continue
+		}
+		if configs.IsRunawayCommand(c) {
+			continue
+		}
+		t.shell(c, t.cwd)
+		if f := t.found; f != nil {
+			t.found = nil
+			return &finding{action: "add a command to " + path + " that runs outside tool calls and would " + f.action, path: f.path}
+		}
+		if t.expired() {
+			return nil
+		}
+		if kind != claudeSettings {
+			continue // only Claude Code can ask the person
+		}
+		short := c
+		if len(short) > 80 {
+			short = short[:80] + "…"
+		}
+		t.ask(&finding{action: "add a command to " + path + " that runs outside tool calls (" + short + ")", why: "where runaway does not see it"})
+	}
+	return nil
+}
+
+// commandKeys name the settings values that are command lines.
+var commandKeys = map[string]bool{
+	"command": true, "commandWindows": true, "command_windows": true, "apiKeyHelper": true,
+	"awsAuthRefresh": true, "awsCredentialExport": true, "otelHeadersHelper": true,
+}
+
+// settingsCommands lists the command lines in a settings file's text.
+func settingsCommands(kind fileKind, text string) []string {
+	var v map[string]any
+	switch kind {
+	case claudeSettings, codexHooks, geminiSettings:
+		m, ok := parseSettingsJSON(text, false)
+		if !ok {
+			return nil
+		}
+		v = m
+	case codexConfig:
+		if configs.TooDeep([]byte(text)) >= 0 {
+			return nil
+		}
+		if _, err := toml.Decode(text, &v); err != nil {
+			return nil
+		}
+	default:
+		return nil
+	}
+	var out []string
+	var walk func(key string, x any, depth int)
+	walk = func(key string, x any, depth int) {
+		if depth > 12 {
+			return
+		}
+		switch y := x.(type) {
+		case string:
+			if commandKeys[key] {
+				out = append(out, y)
+			}
+		case []any:
+			if key == "notify" {
+				var q []string
+				for _, e := range y {
+					if s, ok := e.(string); ok {
+						q = append(q, configs.ShellQuote(s))
+					}
+				}
+				out = append(out, strings.Join(q, " "))
+				return
+			}
+			for _, e := range y {
+				walk(key, e, depth+1)
+			}
+		case map[string]any:
+			for k, e := range y {
+				walk(k, e, depth+1)
+			}
+		}
+	}
+	walk("", v, 0)
+	return out
+}
+
+// codexAccepts reports whether Codex would load a hooks.json: only a
+// "hooks" key at the top, and handlers whose fields have the right types.
+func codexAccepts(v map[string]any) bool {
+	for k := range v {
+		if k != "hooks" {
+			return false
+		}
+	}
+	hooks, ok := v["hooks"]
+	if !ok {
+		return true
+	}
+	events, ok := hooks.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, groups := range events {
+		list, ok := groups.([]any)
+		if !ok {
+			return false
+		}
+		for _, g := range list {
+			group, ok := g.(map[string]any)
+			if !ok {
+				return false
+			}
+			if m, ok := group["matcher"]; ok && m != nil {
+				if _, ok := m.(string); !ok {
+					return false
+				}
+			}
+			handlers, ok := group["hooks"].([]any)
+			if !ok {
+				return false
+			}
+			for _, h := range handlers {
+				if !codexHandlerOK(h) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func codexHandlerOK(h any) bool {
+	m, ok := h.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k, v := range m {
+		switch k {
+		case "type", "command", "statusMessage", "commandWindows", "command_windows":
+			if _, ok := v.(string); !ok {
+				return false
+			}
+		case "timeout", "timeoutSec":
+			f, ok := v.(float64)
+			if !ok || f < 0 || f != float64(int64(f)) {
+				return false
+			}
+		case "async":
+			if _, ok := v.(bool); !ok {
+				return false
+			}
+		}
+	}
+	typ, _ := m["type"].(string)
+	return typ == "command" || typ == "prompt" || typ == "agent"
 }
 
 // envChange: the new file's env sets or changes a variable guardEnv names.
@@ -189,13 +372,16 @@ func codexConfigChange(path, old, next, hooksPath string) *finding {
 	if configs.TooDeep([]byte(next)) >= 0 {
 		return nil
 	}
-	if _, err := toml.Decode(next, &newV); err != nil {
-		return nil // Codex refuses to start on a broken config: not a silent switch-off
-	}
 	oldOK := configs.TooDeep([]byte(old)) < 0
 	if oldOK {
 		_, err := toml.Decode(old, &oldV)
 		oldOK = err == nil
+	}
+	if _, err := toml.Decode(next, &newV); err != nil {
+		if oldOK {
+			return &finding{action: "leave " + path + " unreadable", why: "which Codex needs to run its hooks"}
+		}
+		return nil
 	}
 	features := func(m map[string]any) map[string]any { f, _ := m["features"].(map[string]any); return f }
 	for _, key := range []string{"hooks", "codex_hooks"} {
@@ -331,7 +517,7 @@ func (t *checker) writeFile(p string, content func(old string, exists bool) (str
 		}
 		return nil
 	}
-	return settingsChange(kind, p, old, err == nil, next, true, t.settingsPath(codexHooks))
+	return t.settingsChange(kind, p, old, err == nil, next, true)
 }
 
 // removeFile judges deleting (or moving away) a file.
@@ -347,5 +533,5 @@ func (t *checker) removeFile(p string) *finding {
 	if err != nil {
 		return nil
 	}
-	return settingsChange(kind, p, old, true, "", false, t.settingsPath(codexHooks))
+	return t.settingsChange(kind, p, old, true, "", false)
 }

@@ -1,538 +1,646 @@
 package tamper
 
 import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// A small shell reader for the tamper wire: enough of POSIX sh and bash to
-// tell which commands a command line runs and which files it writes. It is
-// not a shell: what it cannot follow (functions, loops' variables, aliases,
-// arithmetic) stays "unknown", and unknown never matches a protected path.
-// It is hand-written rather than a full parser to keep the hook small and
-// fast; it never panics and is bounded by its input's length.
+// The wire reads a command line the way the shell would run it: parsed by
+// mvdan.cc/sh (the parser behind shfmt) and walked statement by statement,
+// with the shell's own expansion (word splitting and IFS, parameter
+// operators, brace expansion, $'…', globbing as bash does it: no dotfiles).
+// What the line sets up is followed: variables, cd (scoped to subshells),
+// functions and aliases defined in the line, what echo and printf feed a
+// pipe. What it cannot know (a command's output, $1 outside a function,
+// an unset variable) expands to unknownPart, which never matches a
+// protected path by itself.
 
-// unknownPart stands for a part of a word the reader could not resolve
-// ($(…), an unset variable, $1…): a path holding it matches only through
-// the known prefix before it.
+// unknownPart stands for a part of a word the wire could not resolve: a
+// path holding it matches only through the known folder before it.
 const unknownPart = "\x00"
 
-// maxShellDepth bounds how deep bash -c, eval, $(…) and heredoc scripts are
-// followed.
-const maxShellDepth = 6
+// maxShellDepth bounds how deep bash -c, eval, functions, $(…) and
+// heredoc scripts are followed.
+const maxShellDepth = 8
 
-// wordPart is one piece of a shell word before expansion.
-type wordPart struct {
-	text   string
-	kind   partKind
-	quoted bool // inside '…' or "…": no tilde or glob
+// maxLoopItems bounds the items of a for loop, and the lines of a
+// while-read loop, that are each followed through the loop's body.
+const maxLoopItems = 64
+
+// known reports a word without unknown parts.
+func known(s string) bool { return !strings.Contains(s, unknownPart) }
+
+// shell is what a command line has set up so far.
+type shell struct {
+	t       *checker
+	cwd     string // "" once a cd went somewhere unknown
+	oldpwd  string
+	env     *shellEnv
+	funcs   map[string]*syntax.Stmt
+	aliases map[string][]string
+	depth   int
 }
 
-type partKind uint8
-
-const (
-	partLit     partKind = iota
-	partVar              // $NAME or ${NAME}
-	partUnknown          // $(…), `…`, $1, ${x:-y}, …
-)
-
-// shellWord is one word of a command line, as parts to expand later (a
-// variable assigned earlier in the line changes what later words mean).
-type shellWord struct {
-	parts []wordPart
-}
-
-// literal is the word's text when it has no expansions (for operators such
-// as `--` and option names); ok is false otherwise.
-func (w shellWord) literal() (string, bool) {
-	var b strings.Builder
-	for _, p := range w.parts {
-		if p.kind != partLit {
-			return "", false
-		}
-		b.WriteString(p.text)
+// newShell starts a shell in cwd with the hook's environment.
+func (t *checker) newShell(cwd string) *shell {
+	return &shell{
+		t:       t,
+		cwd:     cwd,
+		env:     &shellEnv{t: t, vars: map[string]expand.Variable{}},
+		funcs:   map[string]*syntax.Stmt{},
+		aliases: map[string][]string{},
 	}
-	return b.String(), true
 }
 
-// redirect is one redirection of a simple command.
-type redirect struct {
-	op     string // ">", ">>", "<", "<<", "<<<", "<>", "&>", ">&", …
-	target shellWord
-	body   string // heredoc body (op "<<")
+// sub is a subshell: it starts with everything this shell has, and what it
+// changes stays in it.
+func (sh *shell) sub() *shell {
+	c := *sh
+	c.env = sh.env.copy()
+	c.funcs = make(map[string]*syntax.Stmt, len(sh.funcs))
+	for k, v := range sh.funcs {
+		c.funcs[k] = v
+	}
+	c.aliases = make(map[string][]string, len(sh.aliases))
+	for k, v := range sh.aliases {
+		c.aliases[k] = v
+	}
+	return &c
 }
 
-// writes reports whether the redirection writes to its target file.
-func (r redirect) writes() bool {
-	switch r.op {
-	case ">", ">>", ">|", "&>", "&>>", "<>":
+// shell checks a command line run in cwd.
+func (t *checker) shell(src, cwd string) {
+	t.newShell(cwd).script(src)
+}
+
+// script parses and runs src in this shell. A line the parser refuses is
+// judged by its words: bash would run what comes before the error.
+func (sh *shell) script(src string) {
+	if sh.t.done() {
+		return
+	}
+	if sh.depth > maxShellDepth {
+		sh.t.unsure("scripts nested too deep")
+		return
+	}
+	sh.depth++
+	defer func() { sh.depth-- }()
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		sh.unparsed(src)
+		return
+	}
+	sh.stmts(f.Stmts, nil)
+}
+
+// unparsed judges a line the parser refuses: each line that parses on its
+// own is run, the rest is judged as words (a command and its arguments).
+func (sh *shell) unparsed(src string) {
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	for line := range strings.Lines(src) {
+		if f, err := p.Parse(strings.NewReader(line), ""); err == nil {
+			sh.stmts(f.Stmts, nil)
+			continue
+		}
+		if words := strings.Fields(line); len(words) > 0 {
+			sh.call(words, nil, nil)
+		}
+		if sh.t.done() {
+			return
+		}
+	}
+}
+
+// stdin is what a command reads: text when the line says it (a heredoc,
+// a here-string, echo into a pipe); words stand in for output that is
+// not known (the arguments of the command that writes it).
+type stdin struct {
+	text  string
+	exact bool
+}
+
+func (sh *shell) stmts(list []*syntax.Stmt, in *stdin) {
+	for _, s := range list {
+		if sh.t.done() {
+			return
+		}
+		sh.stmt(s, in)
+	}
+}
+
+// stmt runs one statement; it returns what it prints, when that is known.
+func (sh *shell) stmt(s *syntax.Stmt, in *stdin) *stdin {
+	if sh.t.done() || s == nil {
+		return nil
+	}
+	var writes []*syntax.Redirect
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				in = &stdin{text: sh.document(r.Hdoc), exact: true}
+			}
+		case syntax.WordHdoc:
+			in = &stdin{text: sh.document(r.Word) + "\n", exact: true}
+		case syntax.RdrIn:
+			// < file: its content is not read here.
+			in = nil
+			sh.fields(r.Word)
+		default:
+			writes = append(writes, r)
+		}
+	}
+	run := sh
+	if s.Background || s.Coprocess {
+		run = sh.sub()
+	}
+	out := run.command(s.Cmd, in)
+	for _, r := range writes {
+		target := sh.redirTarget(r)
+		if !writesTo(r.Op, target) {
+			continue
+		}
+		toFile := r.N == nil || r.N.Value == "1"
+		if toFile && out != nil && out.exact {
+			sh.writeKnown(target, out.text, r.Op == syntax.AppOut || r.Op == syntax.AppAll)
+		} else {
+			sh.pathArg(target, opWrite, true)
+		}
+		if toFile {
+			out = nil
+		}
+	}
+	return out
+}
+
+// writeKnown judges a redirection whose content is known (echo, printf, a
+// heredoc): a settings file is judged by what it would hold, like a Write.
+func (sh *shell) writeKnown(target, text string, appendTo bool) {
+	p := sh.abs(target)
+	if p == "" || !known(p) {
+		sh.pathArg(target, opWrite, true)
+		return
+	}
+	if sh.t.written == nil {
+		sh.t.written = map[string]string{}
+	}
+	sh.t.written[filepath.Clean(p)] = text
+	if sh.t.classify(p) == notProtected {
+		sh.pathArg(target, opWrite, true) // a folder that holds one, a glob…
+		return
+	}
+	sh.t.deny(sh.t.writeFile(p, func(old string, exists bool) (string, bool) {
+		if appendTo {
+			return old + text, true
+		}
+		return text, true
+	}, nil))
+}
+
+// redirTarget is the file a redirection names.
+func (sh *shell) redirTarget(r *syntax.Redirect) string {
+	if r.Word == nil {
+		return ""
+	}
+	fs := sh.fields(r.Word)
+	if len(fs) == 0 {
+		return ""
+	}
+	return fs[0]
+}
+
+// writesTo reports a redirection that writes to its target file: `>&2`
+// duplicates a descriptor, `>& file` writes the file.
+func writesTo(op syntax.RedirOperator, target string) bool {
+	switch op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.RdrAllClob,
+		syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut:
 		return true
-	case ">&":
-		// `>&2` duplicates a descriptor; `>& file` writes the file.
-		s, ok := r.target.literal()
-		return !ok || !isDigits(s) && s != "-"
+	case syntax.DplOut:
+		return target != "-" && !isDigits(target)
 	}
 	return false
 }
 
-// simpleCmd is one command of a pipeline: its words and redirections.
-type simpleCmd struct {
-	words  []shellWord
-	redirs []redirect
+func (sh *shell) command(cmd syntax.Command, in *stdin) *stdin {
+	switch c := cmd.(type) {
+	case *syntax.CallExpr:
+		return sh.callExpr(c, in)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			out := sh.sub().stmt(c.X, in)
+			return sh.sub().stmt(c.Y, out)
+		}
+		sh.stmt(c.X, in)
+		return sh.stmt(c.Y, in)
+	case *syntax.Subshell:
+		sh.sub().stmts(c.Stmts, in)
+	case *syntax.Block:
+		sh.stmts(c.Stmts, in)
+	case *syntax.IfClause:
+		// Every branch may run: each is followed, one after the other.
+		for ic := c; ic != nil; ic = ic.Else {
+			sh.stmts(ic.Cond, in)
+			sh.stmts(ic.Then, in)
+		}
+	case *syntax.WhileClause:
+		if lines, name := sh.readLoop(c, in); lines != nil {
+			for _, l := range lines {
+				sh.env.setString(name, l)
+				sh.stmts(c.Do, nil)
+			}
+			return nil
+		}
+		sh.stmts(c.Cond, in)
+		sh.stmts(c.Do, in)
+	case *syntax.ForClause:
+		sh.forClause(c, in)
+	case *syntax.CaseClause:
+		sh.fields(c.Word)
+		for _, item := range c.Items {
+			sh.stmts(item.Stmts, in)
+		}
+	case *syntax.FuncDecl:
+		if c.Name != nil {
+			sh.funcs[c.Name.Value] = c.Body
+		}
+	case *syntax.DeclClause:
+		sh.declare(c)
+	case *syntax.TimeClause:
+		return sh.stmt(c.Stmt, in)
+	case *syntax.CoprocClause:
+		sh.sub().stmt(c.Stmt, in)
+	case *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestClause:
+		sh.substsIn(c)
+	}
+	return nil
 }
 
-// stdinText is what a heredoc or here-string feeds the command, if any.
-func (c *simpleCmd) stdinText(ex *expander) (string, bool) {
-	for _, r := range c.redirs {
-		switch r.op {
-		case "<<", "<<-":
-			return r.body, true
-		case "<<<":
-			return ex.text(r.target), true
+// substsIn runs the command and process substitutions inside a node the
+// wire does not otherwise follow ((( … )), let, [[ … ]]).
+func (sh *shell) substsIn(n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch s := n.(type) {
+		case *syntax.CmdSubst:
+			sh.sub().stmts(s.Stmts, nil)
+			return false
+		case *syntax.ProcSubst:
+			sh.sub().stmts(s.Stmts, nil)
+			return false
+		}
+		return !sh.t.done()
+	})
+}
+
+// readLoop: `… | while read [-r] NAME; do …; done` with a known input: the
+// lines the body runs with.
+func (sh *shell) readLoop(c *syntax.WhileClause, in *stdin) ([]string, string) {
+	if in == nil || c.Until || len(c.Cond) != 1 {
+		return nil, ""
+	}
+	call, ok := c.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) < 2 || call.Args[0].Lit() != "read" {
+		return nil, ""
+	}
+	name := call.Args[len(call.Args)-1].Lit()
+	if !isName(name) {
+		return nil, ""
+	}
+	var lines []string
+	for l := range strings.Lines(in.text) {
+		if l = strings.TrimSpace(l); l != "" && len(lines) < maxLoopItems {
+			lines = append(lines, l)
 		}
 	}
-	return "", false
-}
-
-// pipeline is commands joined by |; a script is pipelines in order.
-type pipeline []*simpleCmd
-
-type shellScript struct {
-	pipelines []pipeline
-	subs      []string // bodies of $(…), `…`, <(…), >(…): run too
-}
-
-// parseShell reads a command line into pipelines. It is forgiving: an
-// unterminated quote ends at the end of the input.
-func parseShell(src string) *shellScript {
-	p := &shellParser{src: src}
-	p.parse()
-	return &p.script
-}
-
-type shellParser struct {
-	src     string
-	i       int
-	script  shellScript
-	cur     *simpleCmd
-	pipe    pipeline
-	pending []heredocRef // heredocs whose bodies start after the next newline
-}
-
-func (p *shellParser) parse() {
-	for p.i < len(p.src) {
-		c := p.src[p.i]
-		switch {
-		case c == '\\' && p.i+1 < len(p.src) && p.src[p.i+1] == '\n':
-			p.i += 2
-		case c == ' ' || c == '\t' || c == '\r':
-			p.i++
-		case c == '\n':
-			p.i++
-			p.endPipeline()
-			p.readHeredocs()
-		case c == '#':
-			for p.i < len(p.src) && p.src[p.i] != '\n' {
-				p.i++
-			}
-		case c == ';' || c == '&' && !p.at("&>"):
-			p.i++
-			if p.at("&") || p.at(";") { // && and ;;
-				p.i++
-			}
-			p.endPipeline()
-		case c == '|':
-			p.i++
-			if p.at("|") { // ||
-				p.i++
-				p.endPipeline()
-			} else {
-				if p.at("&") { // |&
-					p.i++
-				}
-				p.endCmd()
-			}
-		case c == '(' || c == ')':
-			// Subshells and groups run their commands like any other.
-			p.i++
-			p.endPipeline()
-		case c == '<' || c == '>' || c == '&':
-			p.redirection()
-		default:
-			p.word()
-		}
+	if lines == nil {
+		lines = []string{}
 	}
-	p.endPipeline()
+	return lines, name
 }
 
-func (p *shellParser) at(s string) bool { return strings.HasPrefix(p.src[p.i:], s) }
-
-func (p *shellParser) cmd() *simpleCmd {
-	if p.cur == nil {
-		p.cur = &simpleCmd{}
-	}
-	return p.cur
-}
-
-func (p *shellParser) endCmd() {
-	if p.cur != nil && (len(p.cur.words) > 0 || len(p.cur.redirs) > 0) {
-		p.pipe = append(p.pipe, p.cur)
-	}
-	p.cur = nil
-}
-
-func (p *shellParser) endPipeline() {
-	p.endCmd()
-	if len(p.pipe) > 0 {
-		p.script.pipelines = append(p.script.pipelines, p.pipe)
-	}
-	p.pipe = nil
-}
-
-// redirOps are the redirection operators, longest first.
-var redirOps = []string{"&>>", "<<<", "<<-", "&>", ">>", ">|", ">&", "<&", "<<", "<>", ">", "<"}
-
-// redirection reads an operator at p.i (fd digits already consumed) and its
-// target word.
-func (p *shellParser) redirection() {
-	if p.at("<(") || p.at(">(") {
-		p.cmd().words = append(p.cmd().words, shellWord{parts: []wordPart{{kind: partUnknown}}})
-		p.i++
-		p.script.subs = append(p.script.subs, p.balanced('(', ')'))
+func (sh *shell) forClause(c *syntax.ForClause, in *stdin) {
+	it, ok := c.Loop.(*syntax.WordIter)
+	if !ok {
+		sh.substsIn(c.Loop)
+		sh.stmts(c.Do, in)
 		return
 	}
-	op := ""
-	for _, o := range redirOps {
-		if p.at(o) {
-			op = o
+	var items []string
+	if it.InPos.IsValid() {
+		items = sh.fields(it.Items...)
+	} else {
+		items = sh.env.params // for NAME; do: the positional parameters
+	}
+	if len(items) == 0 {
+		items = []string{unknownPart}
+	}
+	items = sh.likeliestFirst(items)
+	for i, item := range items {
+		if i == maxLoopItems || sh.t.done() {
 			break
 		}
-	}
-	if op == "" { // a lone & (background) is handled by parse; be safe
-		p.i++
-		return
-	}
-	p.i += len(op)
-	for p.i < len(p.src) && (p.src[p.i] == ' ' || p.src[p.i] == '\t') {
-		p.i++
-	}
-	r := &redirect{op: op}
-	if p.i < len(p.src) && !isOperatorByte(p.src[p.i]) {
-		r.target = p.readWord()
-	}
-	c := p.cmd()
-	c.redirs = append(c.redirs, *r)
-	if op == "<<" || op == "<<-" {
-		// The slice may grow and move: remember the command and index.
-		p.pending = append(p.pending, heredocRef{c, len(c.redirs) - 1})
+		sh.env.setString(it.Name.Value, item)
+		sh.stmts(c.Do, in)
 	}
 }
 
-// heredocRef points at a heredoc redirection waiting for its body.
-type heredocRef struct {
-	cmd *simpleCmd
-	idx int
-}
-
-// readHeredocs reads the bodies of the heredocs opened on the line just
-// ended.
-func (p *shellParser) readHeredocs() {
-	refs := p.pending
-	p.pending = nil
-	for _, ref := range refs {
-		r := &ref.cmd.redirs[ref.idx]
-		delim, _ := r.target.literal()
-		if delim == "" {
-			delim = wordText(r.target)
-		}
-		var body strings.Builder
-		for p.i < len(p.src) {
-			end := strings.IndexByte(p.src[p.i:], '\n')
-			line := p.src[p.i:]
-			if end >= 0 {
-				line = p.src[p.i : p.i+end]
-				p.i += end + 1
-			} else {
-				p.i = len(p.src)
-			}
-			check := line
-			if r.op == "<<-" {
-				check = strings.TrimLeft(line, "\t")
-			}
-			if strings.TrimRight(check, "\r") == delim {
-				break
-			}
-			body.WriteString(line)
-			body.WriteByte('\n')
-		}
-		r.body = body.String()
-	}
-}
-
-// wordText is a word's literal text with expansions left out, for heredoc
-// delimiters.
-func wordText(w shellWord) string {
-	var b strings.Builder
-	for _, p := range w.parts {
-		b.WriteString(p.text)
-	}
-	return b.String()
-}
-
-func isOperatorByte(c byte) bool {
-	switch c {
-	case ';', '&', '|', '(', ')', '<', '>', '\n':
-		return true
-	}
-	return false
-}
-
-// word reads a word, or a redirection that starts with fd digits (2>file).
-func (p *shellParser) word() {
-	start := p.i
-	for p.i < len(p.src) && p.src[p.i] >= '0' && p.src[p.i] <= '9' {
-		p.i++
-	}
-	if p.i > start && p.i < len(p.src) && (p.src[p.i] == '<' || p.src[p.i] == '>') {
-		p.redirection()
-		return
-	}
-	p.i = start
-	w := p.readWord()
-	if len(w.parts) > 0 {
-		c := p.cmd()
-		c.words = append(c.words, w)
-	}
-}
-
-// readWord reads one word from p.i: quotes removed, expansions kept as parts.
-func (p *shellParser) readWord() shellWord {
-	var w shellWord
-	var lit strings.Builder
-	flush := func(quoted bool) {
-		if lit.Len() > 0 {
-			w.parts = append(w.parts, wordPart{text: lit.String(), quoted: quoted})
-			lit.Reset()
-		}
-	}
-	for p.i < len(p.src) {
-		c := p.src[p.i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || isOperatorByte(c):
-			flush(false)
-			return w
-		case c == '\\':
-			if p.i+1 < len(p.src) {
-				if p.src[p.i+1] != '\n' {
-					flush(false)
-					lit.WriteByte(p.src[p.i+1])
-					flush(true) // an escaped character is quoted
+// declare: export, declare, local, readonly, typeset.
+func (sh *shell) declare(c *syntax.DeclClause) {
+	exported := c.Variant.Value == "export"
+	for _, a := range c.Args {
+		if a.Naked {
+			if a.Value != nil {
+				for _, f := range sh.fields(a.Value) {
+					exported = exported || f == "-x"
 				}
-				p.i += 2
-			} else {
-				p.i++
 			}
-		case c == '\'':
-			flush(false)
-			p.i++
-			end := strings.IndexByte(p.src[p.i:], '\'')
-			if end < 0 {
-				end = len(p.src) - p.i
+			if a.Name != nil && exported {
+				v := sh.env.Get(a.Name.Value)
+				v.Exported = true
+				sh.env.vars[a.Name.Value] = v
 			}
-			w.parts = append(w.parts, wordPart{text: p.src[p.i : p.i+end], quoted: true})
-			p.i = min(len(p.src), p.i+end+1)
-		case c == '"':
-			flush(false)
-			p.i++
-			p.doubleQuoted(&w)
-		case c == '$':
-			flush(false)
-			p.dollar(&w, false)
-		case c == '`':
-			flush(false)
-			p.backticks(&w, false)
-		default:
-			lit.WriteByte(c)
-			p.i++
+			continue
+		}
+		sh.assign(a)
+		if exported && a.Name != nil {
+			v := sh.env.vars[a.Name.Value]
+			v.Exported = true
+			sh.env.vars[a.Name.Value] = v
 		}
 	}
-	flush(false)
-	if len(w.parts) == 0 {
-		// Only quotes: an empty word ('' or "").
-		w.parts = append(w.parts, wordPart{quoted: true})
-	}
-	return w
 }
 
-// doubleQuoted reads up to the closing quote; p.i is just past the opening.
-func (p *shellParser) doubleQuoted(w *shellWord) {
-	var lit strings.Builder
-	flush := func() {
-		if lit.Len() > 0 {
-			w.parts = append(w.parts, wordPart{text: lit.String(), quoted: true})
-			lit.Reset()
-		}
-	}
-	for p.i < len(p.src) {
-		c := p.src[p.i]
-		switch c {
-		case '"':
-			p.i++
-			flush()
-			if len(w.parts) == 0 {
-				w.parts = append(w.parts, wordPart{quoted: true})
-			}
-			return
-		case '\\':
-			if p.i+1 < len(p.src) && strings.IndexByte("$`\"\\\n", p.src[p.i+1]) >= 0 {
-				if p.src[p.i+1] != '\n' {
-					lit.WriteByte(p.src[p.i+1])
-				}
-				p.i += 2
-			} else {
-				lit.WriteByte(c)
-				p.i++
-			}
-		case '$':
-			flush()
-			p.dollar(w, true)
-		case '`':
-			flush()
-			p.backticks(w, true)
-		default:
-			lit.WriteByte(c)
-			p.i++
-		}
-	}
-	flush()
-}
-
-// backticks reads `…` at p.i: a command run for its output, checked as a
-// script of its own; the word's part is unknown.
-func (p *shellParser) backticks(w *shellWord, quoted bool) {
-	p.i++
-	end := strings.IndexByte(p.src[p.i:], '`')
-	if end < 0 {
-		end = len(p.src) - p.i
-	}
-	p.script.subs = append(p.script.subs, p.src[p.i:p.i+end])
-	p.i = min(len(p.src), p.i+end+1)
-	w.parts = append(w.parts, wordPart{kind: partUnknown, quoted: quoted})
-}
-
-// dollar reads an expansion at p.i (a '$').
-func (p *shellParser) dollar(w *shellWord, quoted bool) {
-	p.i++ // the $
-	if p.i >= len(p.src) {
-		w.parts = append(w.parts, wordPart{text: "$", quoted: quoted})
+// assign sets a variable for the rest of the line.
+func (sh *shell) assign(a *syntax.Assign) {
+	if a.Name == nil {
 		return
 	}
-	c := p.src[p.i]
+	name := a.Name.Value
 	switch {
-	case c == '(':
-		if p.at("((") {
-			p.balanced('(', ')') // arithmetic: a number we cannot know
-		} else {
-			p.script.subs = append(p.script.subs, p.balanced('(', ')'))
-		}
-		w.parts = append(w.parts, wordPart{kind: partUnknown, quoted: quoted})
-	case c == '{':
-		inner := p.balanced('{', '}')
-		if isName(inner) {
-			w.parts = append(w.parts, wordPart{kind: partVar, text: inner, quoted: quoted})
-		} else {
-			w.parts = append(w.parts, wordPart{kind: partUnknown, quoted: quoted})
-		}
-	case c == '\'' && !quoted:
-		// $'…': ANSI-C quoting; escapes beyond \\ and \' are kept as written.
-		p.i++
-		var b strings.Builder
-		for p.i < len(p.src) && p.src[p.i] != '\'' {
-			if p.src[p.i] == '\\' && p.i+1 < len(p.src) {
-				switch p.src[p.i+1] {
-				case 'n':
-					b.WriteByte('\n')
-				case 't':
-					b.WriteByte('\t')
-				default:
-					b.WriteByte(p.src[p.i+1])
-				}
-				p.i += 2
-				continue
+	case a.Array != nil:
+		var list []string
+		for _, e := range a.Array.Elems {
+			if e.Value != nil {
+				list = append(list, sh.fields(e.Value)...)
 			}
-			b.WriteByte(p.src[p.i])
-			p.i++
 		}
-		p.i = min(len(p.src), p.i+1)
-		w.parts = append(w.parts, wordPart{text: b.String(), quoted: true})
-	case isNameStart(c):
-		start := p.i
-		for p.i < len(p.src) && isNameByte(p.src[p.i]) {
-			p.i++
-		}
-		w.parts = append(w.parts, wordPart{kind: partVar, text: p.src[start:p.i], quoted: quoted})
-	case strings.IndexByte("0123456789@*#?$!-", c) >= 0:
-		p.i++
-		w.parts = append(w.parts, wordPart{kind: partUnknown, quoted: quoted})
+		sh.env.vars[name] = expand.Variable{Set: true, Kind: expand.Indexed, List: list}
+	case a.Index != nil:
+		// an element of an array: not followed
+		sh.env.setString(name, unknownPart)
 	default:
-		w.parts = append(w.parts, wordPart{text: "$", quoted: quoted})
+		v := ""
+		if a.Value != nil {
+			v = sh.literal(a.Value)
+		}
+		if a.Append {
+			v = sh.env.Get(name).String() + v
+		}
+		sh.env.setString(name, v)
 	}
 }
 
-// balanced returns the text between the open byte at p.i and its matching
-// close, honouring quotes and nesting, and moves p.i past the close.
-func (p *shellParser) balanced(open, close byte) string {
-	p.i++ // the open byte
-	start, depth := p.i, 1
-	for p.i < len(p.src) {
-		c := p.src[p.i]
-		switch c {
-		case '\\':
-			p.i += 2
-			continue
-		case '\'':
-			if end := strings.IndexByte(p.src[p.i+1:], '\''); end >= 0 {
-				p.i += end + 2
-				continue
+// callExpr runs a simple command.
+func (sh *shell) callExpr(c *syntax.CallExpr, in *stdin) *stdin {
+	if len(c.Args) == 0 {
+		for _, a := range c.Assigns {
+			sh.assign(a)
+		}
+		return nil
+	}
+	// FOO=bar cmd: FOO is set for cmd only.
+	var cmdEnv map[string]string
+	for _, a := range c.Assigns {
+		if a.Name != nil && a.Value != nil {
+			if cmdEnv == nil {
+				cmdEnv = map[string]string{}
 			}
-		case '"':
-			// Skip a double-quoted string, with its escapes.
-			j := p.i + 1
-			for j < len(p.src) && p.src[j] != '"' {
-				if p.src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			p.i = min(len(p.src), j+1)
-			continue
-		case open:
-			depth++
-		case close:
-			depth--
-			if depth == 0 {
-				inner := p.src[start:p.i]
-				p.i++
-				return inner
+			cmdEnv[a.Name.Value] = sh.literal(a.Value)
+		}
+	}
+	return sh.call(sh.fields(c.Args...), cmdEnv, in)
+}
+
+// call runs a command given as its expanded words.
+func (sh *shell) call(args []string, cmdEnv map[string]string, in *stdin) *stdin {
+	if len(args) == 0 || sh.t.done() {
+		return nil
+	}
+	if alias, ok := sh.aliases[args[0]]; ok {
+		args = append(append([]string{}, alias...), args[1:]...)
+	}
+	if body, ok := sh.funcs[args[0]]; ok {
+		if sh.depth > maxShellDepth {
+			sh.t.unsure("functions nested too deep")
+			return nil
+		}
+		sh.depth++
+		saved := sh.env.params
+		sh.env.params = args[1:]
+		out := sh.stmt(body, in)
+		sh.env.params = saved
+		sh.depth--
+		return out
+	}
+	return sh.run(args, cmdEnv, in)
+}
+
+// fields expands words as the shell does for a command's arguments.
+func (sh *shell) fields(words ...*syntax.Word) []string {
+	var out []string
+	for _, w := range words {
+		fs, err := expand.Fields(sh.config(), w)
+		if err != nil {
+			// What cannot be expanded is unknown.
+			fs = []string{unknownPart}
+		}
+		out = append(out, fs...)
+	}
+	return out
+}
+
+// literal expands a word as the shell does an assignment's value: no
+// splitting, no globbing.
+func (sh *shell) literal(w *syntax.Word) string {
+	s, err := expand.Literal(sh.config(), w)
+	if err != nil {
+		return unknownPart
+	}
+	// The shell expands ~ at the start of an assignment's value too.
+	if len(w.Parts) > 0 {
+		if lit, ok := w.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") {
+			if home := sh.t.homeDir(); home != "" && (s == "~" || strings.HasPrefix(s, "~/")) {
+				s = home + s[1:]
 			}
 		}
-		p.i++
 	}
-	p.i = min(p.i, len(p.src))
-	return p.src[start:p.i]
+	return s
 }
 
-func isNameStart(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+// document expands a heredoc's body (nothing when its delimiter is quoted:
+// the parser leaves it literal).
+func (sh *shell) document(w *syntax.Word) string {
+	s, err := expand.Document(sh.config(), w)
+	if err != nil {
+		return unknownPart
+	}
+	return s
 }
 
-func isNameByte(c byte) bool { return isNameStart(c) || c >= '0' && c <= '9' }
+func (sh *shell) config() *expand.Config {
+	return &expand.Config{
+		Env:       sh.env,
+		CmdSubst:  sh.cmdSubst,
+		ProcSubst: sh.procSubst,
+		ReadDir2:  sh.t.readDir,
+	}
+}
+
+// cmdSubst runs $(…) in a subshell; what it prints is known only for echo
+// and printf of known words.
+func (sh *shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {
+	sub := sh.sub()
+	var out *stdin
+	for _, s := range cs.Stmts {
+		out = sub.stmt(s, nil)
+	}
+	if out != nil && out.exact && len(cs.Stmts) == 1 {
+		_, err := io.WriteString(w, strings.TrimRight(out.text, "\n"))
+		return err
+	}
+	_, err := io.WriteString(w, unknownPart)
+	return err
+}
+
+// procSubst runs <(…) and >(…) in a subshell: the word is a pipe's path.
+func (sh *shell) procSubst(ps *syntax.ProcSubst) (string, error) {
+	sh.sub().stmts(ps.Stmts, nil)
+	return "/dev/fd/63", nil
+}
+
+// shellEnv is the variables a command line sees: the hook's environment,
+// the defaults of the XDG and agent folders, and what the line assigned.
+type shellEnv struct {
+	t      *checker
+	vars   map[string]expand.Variable
+	params []string // $1…; nil outside a function
+	cwd    *string
+}
+
+func (e *shellEnv) copy() *shellEnv {
+	c := *e
+	c.vars = make(map[string]expand.Variable, len(e.vars))
+	for k, v := range e.vars {
+		c.vars[k] = v
+	}
+	return &c
+}
+
+func (e *shellEnv) setString(name, v string) {
+	e.vars[name] = expand.Variable{Set: true, Kind: expand.String, Str: v}
+}
+
+func str(s string) expand.Variable { return expand.Variable{Set: true, Kind: expand.String, Str: s} }
+
+// Get implements expand.Environ.
+func (e *shellEnv) Get(name string) expand.Variable {
+	if v, ok := e.vars[name]; ok {
+		return v
+	}
+	switch name {
+	case "IFS":
+		return expand.Variable{} // unset: the default
+	case "HOME":
+		if h := e.t.homeDir(); h != "" {
+			return str(h)
+		}
+	case "#":
+		return str(strconv.Itoa(len(e.params)))
+	case "@", "*":
+		if e.params == nil {
+			return str(unknownPart)
+		}
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: e.params}
+	}
+	if n, err := strconv.Atoi(name); err == nil {
+		if n >= 1 && n <= len(e.params) {
+			return str(e.params[n-1])
+		}
+		return str(unknownPart)
+	}
+	if !isName(name) {
+		return str(unknownPart) // $$, $?, ~user ("HOME user")…
+	}
+	if v := e.t.getenv(name); v != "" {
+		return str(v)
+	}
+	// What the agent's shell most likely sees: the XDG and agent defaults.
+	if d, ok := envDefaults[name]; ok {
+		if h := e.t.homeDir(); h != "" {
+			return str(filepath.Join(h, d))
+		}
+	}
+	// Unset for the hook, so most likely for the agent's shell too (which
+	// ${X:-default} relies on).
+	return expand.Variable{}
+}
+
+// Set implements expand.WriteEnviron (${x:=y} assigns).
+func (e *shellEnv) Set(name string, vr expand.Variable) error {
+	if vr.Kind == expand.KeepValue {
+		return nil
+	}
+	e.vars[name] = vr
+	return nil
+}
+
+// Each implements expand.Environ; only the line's own variables are listed.
+func (e *shellEnv) Each(f func(string, expand.Variable) bool) {
+	for k, v := range e.vars {
+		if !f(k, v) {
+			return
+		}
+	}
+}
+
+// readDir lists a folder for globbing, once per call and within the wire's
+// time budget.
+func (t *checker) readDir(dir string) ([]fs.DirEntry, error) {
+	if t.done() {
+		return nil, errBudget
+	}
+	if es, ok := t.dirs[dir]; ok {
+		return es, nil
+	}
+	if t.dirs == nil {
+		t.dirs = map[string][]fs.DirEntry{}
+	}
+	es, err := os.ReadDir(filepath.Clean(dir))
+	if len(es) > maxDirEntries {
+		es = es[:maxDirEntries]
+	}
+	t.dirs[dir] = es
+	return es, err
+}
+
+// maxDirEntries bounds what globbing sees of one folder.
+const maxDirEntries = 20000
 
 func isName(s string) bool {
-	if s == "" || !isNameStart(s[0]) {
+	if s == "" {
 		return false
 	}
-	for i := 1; i < len(s); i++ {
-		if !isNameByte(s[i]) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
 			return false
 		}
 	}
@@ -551,92 +659,16 @@ func isDigits(s string) bool {
 	return true
 }
 
-// expander turns words into text, with the variables of the environment
-// and those assigned earlier in the same command line.
-type expander struct {
-	getenv func(string) string
-	vars   map[string]string
-	home   string
-}
-
-// expanded is a word's text and what the reader knows about it.
-type expanded struct {
-	text string // unknown parts are unknownPart
-	glob bool   // an unquoted *, ? or [ (a pattern, not a name)
-}
-
-func (ex *expander) expand(w shellWord) expanded {
-	var b strings.Builder
-	var e expanded
-	for i, p := range w.parts {
-		switch p.kind {
-		case partLit:
-			t := p.text
-			if i == 0 && !p.quoted && ex.home != "" && (t == "~" || strings.HasPrefix(t, "~/")) {
-				t = ex.home + t[1:]
-			} else if i == 0 && !p.quoted && strings.HasPrefix(t, "~") {
-				t = unknownPart // ~user
-			}
-			if !p.quoted && strings.ContainsAny(t, "*?[") {
-				e.glob = true
-			}
-			b.WriteString(t)
-		case partVar:
-			v, ok := ex.lookup(p.text)
-			if !ok {
-				v = unknownPart
-			}
-			b.WriteString(v)
-		default:
-			b.WriteString(unknownPart)
+// likeliestFirst puts the items that are or lie in a protected path first,
+// so that a long loop is followed where it matters.
+func (sh *shell) likeliestFirst(items []string) []string {
+	var first, rest []string
+	for _, it := range items {
+		if p := sh.abs(it); p != "" && known(p) && sh.t.classify(p) != notProtected {
+			first = append(first, it)
+		} else {
+			rest = append(rest, it)
 		}
 	}
-	e.text = b.String()
-	return e
-}
-
-// text is the word's expanded text (unknown parts as unknownPart).
-func (ex *expander) text(w shellWord) string { return ex.expand(w).text }
-
-func (ex *expander) lookup(name string) (string, bool) {
-	if v, ok := ex.vars[name]; ok {
-		return v, true
-	}
-	if name == "HOME" && ex.home != "" {
-		return ex.home, true
-	}
-	v := ""
-	if ex.getenv != nil {
-		v = ex.getenv(name)
-	}
-	if v == "" {
-		// What the agent's shell would most likely see: the XDG and agent
-		// defaults (a wrong guess only matters for paths under them).
-		if d, ok := envDefaults[name]; ok && ex.home != "" {
-			return ex.home + "/" + d, true
-		}
-		return "", false
-	}
-	return v, true
-}
-
-// assignment splits NAME=value; ok is false for any other word.
-func assignment(w shellWord) (name string, value shellWord, ok bool) {
-	if len(w.parts) == 0 || w.parts[0].kind != partLit || w.parts[0].quoted {
-		return "", shellWord{}, false
-	}
-	first := w.parts[0].text
-	eq := strings.IndexByte(first, '=')
-	if eq <= 0 || !isName(first[:eq]) {
-		return "", shellWord{}, false
-	}
-	rest := first[eq+1:]
-	value.parts = append(value.parts, w.parts[1:]...)
-	if rest != "" {
-		value.parts = append([]wordPart{{text: rest}}, value.parts...)
-	}
-	if len(value.parts) == 0 {
-		value.parts = []wordPart{{quoted: true}}
-	}
-	return first[:eq], value, true
+	return append(first, rest...)
 }

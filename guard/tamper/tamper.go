@@ -1,61 +1,49 @@
-// Package tamper is the tamper wire: the agent must not switch its own guard off. Only
-// Bash (Claude Code, Codex), Write, Edit, MultiEdit, NotebookEdit and
-// apply_patch calls are looked at, OpenCode's bash, write, edit, multiedit
-// and apply_patch, and Gemini CLI's run_shell_command, write_file and
-// replace. Denied:
+// Package tamper is the tamper wire: the agent must not switch its own
+// guard off. Every tool call that can write is looked at: Bash (Claude
+// Code, Codex exec_command and shell), PowerShell, Write, Edit, MultiEdit,
+// NotebookEdit, apply_patch, Codex write_stdin, OpenCode's bash, write,
+// edit, multiedit and apply_patch, Gemini CLI's run_shell_command,
+// write_file and replace, and MCP tools by the paths and commands their
+// arguments name. Denied:
 //
-//   - writing, removing, moving or chmod-ing runaway's config folder, state
-//     folder (and anything in them), its installed program or the running
-//     one, or a folder that holds them (rm -rf ~/.local/state);
-//   - Write/Edit/MultiEdit/apply_patch of a Claude Code settings file
-//     ($CLAUDE_CONFIG_DIR/settings.json, any .claude/settings{,.local}.json)
-//     or Codex's hooks.json that drops or changes runaway's entry (Codex: or
-//     moves it, since the trust key names its position), leaves a file
-//     holding it unparseable, or sets disableAllHooks; of Codex's
-//     config.toml that sets [features] hooks/codex_hooks = false or changes
-//     runaway's [hooks.state] record; of a Claude Code settings file whose
-//     env sets RUNAWAY_*, HOME, XDG_{CONFIG,STATE,BIN}_HOME or
-//     CLAUDE_CODE_SIMPLE. The edit is tried on the file on disk; when it
-//     cannot be, its strings are judged;
-//   - any shell write to those settings files (the command's effect on
-//     their content is unknown): redirections, tee, cp/mv/install/ln/rsync
-//     onto them, sed/perl/ruby -i, truncate, chmod, dd of=, curl -o,
-//     tar -x -C, go build -o, flock, and the same inside bash -c, eval, $(…),
-//     heredocs and pipes into sh, xargs and find -delete/-exec;
-//   - python/perl/node/ruby… code that names a protected path and writes;
+//   - writing, removing, moving, hard-linking or chmod-ing runaway's config
+//     folder, state folder (and anything in them), its installed program or
+//     the running one, or a folder that holds them (rm -rf ~/.local/state),
+//     by any path the kernel would take there (symlinks before "..",
+//     /proc/self/cwd, a hard link to the same file);
+//   - a change to a settings file runaway manages that drops or changes
+//     runaway's entry, leaves the file unreadable to its agent, switches
+//     hooks off, moves runaway's files through env, or adds a command run
+//     outside tool calls (another hook, statusLine, Codex notify…) that
+//     touches them; a new such command that does not is asked about;
 //   - any write to runaway's OpenCode plugin; a write to an opencode.json or
 //     opencode.jsonc (global, project, .opencode/) that changes its
 //     "plugin" list (a plugin runs inside OpenCode and can switch runaway's
-//     off); `opencode --pure` or OPENCODE_PURE set for it (no plugins);
-//   - a Gemini CLI settings file ($GEMINI_CLI_HOME/.gemini/settings.json,
-//     any .gemini/settings.json) written so that runaway's entry goes, or
-//     hooksConfig.enabled or tools.enableHooks becomes false, or
-//     hooksConfig.disabled names runaway;
-//   - `runaway allow|remove|setup` by any path or via go run/npx;
-//     `claude --settings` with disableAllHooks; `codex -c features.hooks=false`,
-//     `--disable hooks`, or a -c override of hooks.state turning a hook off;
-//     `gemini` with another GEMINI_CLI_HOME (or HOME) than the agent's.
+//     off); a Gemini CLI settings file that switches hooks off
+//     (hooksConfig.enabled, tools.enableHooks, hooksConfig.disabled);
+//   - any shell write to those settings files whose content the wire cannot
+//     know; runaway allow|remove|setup by any path or copy; an agent
+//     started without its hooks (another config home, --bare, --pure,
+//     OPENCODE_PURE, hooks switched off…).
 //
 // Reading, and naming those paths in an echo, grep or commit message, pass.
-// Paths are resolved (~, $HOME, $XDG_*, $CLAUDE_CONFIG_DIR, $CODEX_HOME,
-// variables assigned earlier in the line, cd, relative to the call's cwd,
-// .., symlinks of what exists) before they are matched.
+// The wire fails closed: a call it cannot judge within its time budget,
+// or that makes it panic, is denied when it names anything protected.
 package tamper
 
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
+	"runtime/debug"
 	"strings"
-	"syscall"
-
-	"github.com/runaway-guard/runaway/configs"
+	"time"
 )
 
 // hint ends every tamper reason: what the model should do instead.
 const hint = "If a limit is in the way, stop and tell the person: they can change runaway's settings with `runaway allow`, `runaway setup` or `runaway remove` in their own terminal."
+
+// DefaultBudget bounds the wire's time on one call.
+const DefaultBudget = time.Second
 
 // Guarded is what the wire guards: runaway's own files, and the
 // environment the agents' settings files are found by.
@@ -64,6 +52,7 @@ type Guarded struct {
 	StateDir  string              // runaway's state folder
 	BinPath   string              // runaway's installed program
 	Getenv    func(string) string // the hook's environment
+	Budget    time.Duration       // 0: DefaultBudget
 }
 
 // Call is one tool call as the wire sees it.
@@ -73,24 +62,106 @@ type Call struct {
 	Cwd   string // the agent's folder for the call
 }
 
-// Check judges one tool call: "" when it passes, else the reason it is
-// denied (for the model). It reads files only when the call writes a
-// settings file runaway manages.
-func Check(g Guarded, c Call) string {
-	t := &checker{
-		getenv:    g.Getenv,
-		configDir: g.ConfigDir,
-		stateDir:  g.StateDir,
-		binPath:   g.BinPath,
-		cwd:       c.Cwd,
+// Kind is the wire's answer.
+type Kind uint8
+
+const (
+	Pass Kind = iota
+	Ask       // the person decides (a new command run outside tool calls)
+	Deny
+)
+
+// Result is the wire's answer and, unless it passes, the reason (for the
+// model and the person).
+type Result struct {
+	Kind   Kind
+	Reason string
+}
+
+// Check judges one tool call within the wire's time budget. It never
+// panics; what it cannot judge in time is denied when the call names
+// anything protected.
+func Check(g Guarded, c Call) Result {
+	budget := g.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
 	}
-	if t.getenv == nil {
-		t.getenv = os.Getenv
+	t := newChecker(g, c.Cwd, time.Now().Add(budget))
+	done := make(chan Result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.panicked = fmt.Sprintf("%v\n%s", r, debug.Stack())
+				done <- t.failClosed(c, "the wire failed on it")
+			}
+		}()
+		done <- t.check(c)
+	}()
+	timer := time.NewTimer(budget + budget/4)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r
+	case <-timer.C:
+		// Stuck (a hung file system): judged by its text alone.
+		return newChecker(g, c.Cwd, time.Time{}).failClosed(c, "it could not be judged in time")
 	}
-	if f := t.call(c.Tool, c.Input); f != nil {
-		return f.reason()
+}
+
+// OverBudget judges a call the hook had no time to check: denied when it
+// names anything protected.
+func OverBudget(g Guarded, c Call) Result {
+	return newChecker(g, c.Cwd, time.Time{}).failClosed(c, "it could not be judged in time")
+}
+
+func (t *checker) check(c Call) Result {
+	t.call(c.Tool, c.Input)
+	switch {
+	case t.found != nil:
+		return Result{Kind: Deny, Reason: t.found.reason()}
+	case t.expired():
+		return t.failClosed(c, "it could not be judged in time")
+	case t.unsureWhy != "":
+		return t.failClosed(c, "runaway could not follow it ("+t.unsureWhy+")")
+	case t.asked != nil:
+		return Result{Kind: Ask, Reason: t.asked.askReason()}
 	}
-	return ""
+	return Result{}
+}
+
+// failClosed denies a call the wire could not judge when its text names
+// anything protected (or could make a path at run time: globs, variables).
+func (t *checker) failClosed(c Call, why string) Result {
+	switch c.Tool {
+	case "Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "TodoWrite", "Agent", "Task":
+		return Result{}
+	}
+	text := string(c.Input)
+	if !t.namesProtected(text) {
+		return Result{}
+	}
+	return Result{Kind: Deny, Reason: "runaway: this call names runaway's files or an agent's settings, and " + why + "; the agent may not switch its guard off. " + hint}
+}
+
+// namesProtected reports a text that names a protected path, runaway, or
+// makes paths only the shell would know (globs, variables, substitutions).
+func (t *checker) namesProtected(text string) bool {
+	if strings.ContainsAny(text, "*?[$`~") || strings.Contains(text, "..") {
+		return true
+	}
+	low := strings.ToLower(text)
+	for _, n := range []string{"runaway", ".claude", ".codex", "settings", "hooks", "/proc/"} {
+		if strings.Contains(low, n) {
+			return true
+		}
+	}
+	t.resolve()
+	for _, n := range t.needles {
+		if strings.Contains(text, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // finding is what the tamper wire matched: an action on a path, or a
@@ -112,438 +183,55 @@ func (f *finding) reason() string {
 	return s + "; the agent may not switch its guard off. " + hint
 }
 
-// protectedPath is one path the wire guards, lexically and as resolved.
-type protectedPath struct {
-	path, real string
-	kind       fileKind
-	dir        bool // a folder: everything under it is protected too
-	project    bool // the call's project's own settings
-	exists     bool // (project settings) the file is there
+func (f *finding) askReason() string {
+	s := "runaway: this call would " + f.action
+	if f.path != "" {
+		s += " (" + f.path + ")"
+	}
+	if f.why != "" {
+		s += ", " + f.why
+	}
+	return s + "; the person decides whether it may."
 }
 
-// checker holds what one call is checked against; the protected paths
-// are worked out only when a call names a path it writes.
-type checker struct {
-	getenv    func(string) string
-	configDir string
-	stateDir  string
-	binPath   string
-	cwd       string
-
-	home      string
-	resolved  bool
-	protected []protectedPath
-	reals     map[string]string // realPath's answers
-	checked   int               // path arguments checked so far
-	needles   []string          // path fragments that name protected files in code
+// deny records the first finding; later ones change nothing.
+func (t *checker) deny(f *finding) {
+	if f != nil && t.found == nil {
+		t.found = f
+	}
 }
 
-func (t *checker) homeDir() string {
-	if t.home == "" && t.getenv != nil {
-		t.home = filepath.Clean(t.getenv("HOME"))
-		if !filepath.IsAbs(t.home) {
-			t.home = ""
-		}
+// ask records a change the person must agree to.
+func (t *checker) ask(f *finding) {
+	if f != nil && t.asked == nil {
+		t.asked = f
 	}
-	return t.home
 }
 
-// envDir is $name, or its default under HOME.
-func (t *checker) envDir(name string) string {
-	if v := t.getenv(name); filepath.IsAbs(v) {
-		return filepath.Clean(v)
+// unsure notes what the wire could not follow; the call is then denied
+// when it names anything protected and nothing else was found.
+func (t *checker) unsure(why string) {
+	if t.unsureWhy == "" {
+		t.unsureWhy = why
 	}
-	if h := t.homeDir(); h != "" {
-		return filepath.Join(h, envDefaults[name])
-	}
-	return ""
 }
 
-// resolve works out the protected paths, once per call.
-func (t *checker) resolve() {
-	if t.resolved {
-		return
-	}
-	t.resolved = true
-	add := func(p string, kind fileKind, dir bool) {
-		if !filepath.IsAbs(p) {
-			return
-		}
-		p = filepath.Clean(p)
-		t.protected = append(t.protected, protectedPath{path: p, real: t.realPath(p), kind: kind, dir: dir})
-	}
-	add(t.configDir, ownConfig, true)
-	add(t.stateDir, ownState, true)
-	add(t.binPath, ownBinary, false)
-	if exe, err := os.Executable(); err == nil {
-		add(exe, ownBinary, false)
-	}
-	for _, f := range settingsFiles {
-		if d := t.envDir(f.dirEnv); d != "" {
-			add(filepath.Join(d, f.name), f.kind, false)
-		}
-	}
-	// The project's own settings count when it has them (rm -rf .claude).
-	if d := abs(t.cwd, "/"); d != "" {
-		for _, name := range []string{"settings.json", "settings.local.json"} {
-			q := filepath.Join(d, ".claude", name)
-			_, err := os.Lstat(q)
-			t.protected = append(t.protected, protectedPath{path: q, real: t.realPath(q), kind: claudeSettings, project: true, exists: err == nil})
-		}
-	}
-	home := t.homeDir()
-	seen := map[string]bool{}
-	for _, p := range t.protected {
-		for _, s := range []string{p.path, p.real} {
-			if home != "" && strings.HasPrefix(s, home+"/") {
-				s = s[len(home)+1:]
-			}
-			if !seen[s] {
-				seen[s] = true
-				t.needles = append(t.needles, s)
-			}
-		}
-	}
-	t.needles = append(t.needles, ".claude/settings.json", ".claude/settings.local.json")
+// done reports that the call is decided or out of time: stop looking.
+func (t *checker) done() bool {
+	return t.found != nil || t.expired()
 }
 
-// realPath resolves the symlinks of p as far as it exists: its folder's
-// (remembered for the call, so a command naming many files in one folder
-// costs one lstat each) and its own.
-func (t *checker) realPath(p string) string {
-	if r, ok := t.reals[p]; ok {
-		return r
+// expired reports the budget spent (looked at every few steps).
+func (t *checker) expired() bool {
+	if t.timedOut {
+		return true
 	}
-	if t.reals == nil {
-		t.reals = map[string]string{}
+	if t.deadline.IsZero() {
+		return false
 	}
-	r := p
-	if dir := filepath.Dir(p); dir != p {
-		r = filepath.Join(t.realPath(dir), filepath.Base(p))
-		if fi, err := os.Lstat(r); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			if e, err := filepath.EvalSymlinks(r); err == nil {
-				r = e
-			} else if l, err := os.Readlink(r); err == nil {
-				r = abs(l, filepath.Dir(r)) // dangling: where it points
-			}
-		}
+	if t.steps++; t.steps%64 != 0 {
+		return false
 	}
-	t.reals[p] = r
-	return r
-}
-
-// under reports whether p is dir or inside it.
-func under(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, dir+"/") || dir == "/"
-}
-
-// abs makes p absolute against dir and cleans it ("" when it cannot).
-func abs(p, dir string) string {
-	if p == "" {
-		return ""
-	}
-	if !filepath.IsAbs(p) {
-		if !filepath.IsAbs(dir) {
-			return ""
-		}
-		p = filepath.Join(dir, p)
-	}
-	return filepath.Clean(p)
-}
-
-// classify tells what p (absolute, clean) is to runaway: the kind of the
-// protected path it is or lies in.
-func (t *checker) classify(p string) fileKind {
-	if p == "" {
-		return notProtected
-	}
-	t.resolve()
-	if k := t.match(p); k != notProtected {
-		return k
-	}
-	if real := t.realPath(p); real != p {
-		return t.match(real)
-	}
-	return notProtected
-}
-
-// openCodeFileTool checks OpenCode's file tools by their Claude Code
-// counterparts: write, edit and multiedit name the file filePath (or path,
-// in OpenCode's newer tools) and the strings in camel case.
-func (t *checker) openCodeFileTool(tool string, input json.RawMessage) *finding {
-	type edit struct {
-		FilePath   string `json:"filePath"`
-		OldString  string `json:"oldString"`
-		NewString  string `json:"newString"`
-		ReplaceAll bool   `json:"replaceAll"`
-	}
-	var in struct {
-		edit
-		Path    string `json:"path"`
-		Content string `json:"content"`
-		Edits   []edit `json:"edits"`
-	}
-	if json.Unmarshal(input, &in) != nil {
-		return nil
-	}
-	type claudeEdit struct {
-		OldString  string `json:"old_string"`
-		NewString  string `json:"new_string"`
-		ReplaceAll bool   `json:"replace_all"`
-	}
-	out := struct {
-		FilePath string `json:"file_path"`
-		Content  string `json:"content,omitempty"`
-		claudeEdit
-		Edits []claudeEdit `json:"edits,omitempty"`
-	}{FilePath: in.FilePath, Content: in.Content, claudeEdit: claudeEdit{in.OldString, in.NewString, in.ReplaceAll}}
-	if out.FilePath == "" {
-		out.FilePath = in.Path
-	}
-	for _, e := range in.Edits {
-		out.Edits = append(out.Edits, claudeEdit{e.OldString, e.NewString, e.ReplaceAll})
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil
-	}
-	return t.fileTool(map[string]string{"write": "Write", "edit": "Edit", "multiedit": "MultiEdit"}[tool], b)
-}
-
-func (t *checker) match(p string) fileKind {
-	for _, pp := range t.protected {
-		for _, q := range []string{pp.path, pp.real} {
-			if p == q || pp.dir && under(p, q) {
-				return pp.kind
-			}
-		}
-	}
-	if isProjectSettings(p) {
-		return claudeSettings
-	}
-	if b := filepath.Base(p); b == "opencode.json" || b == "opencode.jsonc" {
-		// A project's (or .opencode/'s) config loads plugins too.
-		return openCodeConfig
-	}
-	if filepath.Base(p) == "settings.json" && filepath.Base(filepath.Dir(p)) == ".gemini" {
-		return geminiSettings // a project's, or another home's
-	}
-	return notProtected
-}
-
-// isProjectSettings: a project's .claude/settings.json or settings.local.json.
-func isProjectSettings(p string) bool {
-	b := filepath.Base(p)
-	return (b == "settings.json" || b == "settings.local.json") && filepath.Base(filepath.Dir(p)) == ".claude"
-}
-
-// ancestorOf reports a protected path that lies inside p (a folder being
-// removed or moved away), as its kind and path.
-func (t *checker) ancestorOf(p string) (fileKind, string) {
-	if in := t.inside(p); len(in) > 0 {
-		return in[0].kind, in[0].path
-	}
-	return notProtected, ""
-}
-
-// inside lists the protected paths that lie inside p, with the project's
-// own settings files when it has them.
-func (t *checker) inside(p string) []protectedPath {
-	t.resolve()
-	real := t.realPath(p)
-	var out []protectedPath
-	for _, pp := range t.protected {
-		if pp.project && !pp.exists {
-			continue
-		}
-		for _, q := range []string{pp.path, pp.real} {
-			if under(q, p) || under(q, real) {
-				out = append(out, pp)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// call checks one tool call by its tool's input.
-func (t *checker) call(tool string, input json.RawMessage) *finding {
-	switch tool {
-	case "Bash", "Shell", "exec_command", "shell", "local_shell", "bash", "run_shell_command":
-		return t.shellInput(input)
-	case "Write", "Edit", "MultiEdit", "NotebookEdit":
-		return t.fileTool(tool, input)
-	case "write", "edit", "multiedit":
-		return t.openCodeFileTool(tool, input)
-	case "write_file": // Gemini CLI's, with Write's fields
-		return t.fileTool("Write", input)
-	case "replace": // Gemini CLI's, with Edit's fields
-		return t.fileTool("Edit", input)
-	case "apply_patch":
-		var in struct {
-			Command   string `json:"command"`
-			Input     string `json:"input"`
-			PatchText string `json:"patchText"` // OpenCode
-		}
-		if json.Unmarshal(input, &in) != nil {
-			return nil
-		}
-		return t.patch(in.Command+in.Input+in.PatchText, t.cwd)
-	}
-	return nil
-}
-
-// shellInput reads a shell call's command: a string (Claude Code, Codex
-// Bash) or an argv (Codex's older shell tool).
-func (t *checker) shellInput(input json.RawMessage) *finding {
-	var in struct {
-		Command json.RawMessage `json:"command"`
-		Cmd     json.RawMessage `json:"cmd"`
-		Workdir string          `json:"workdir"`
-		DirPath string          `json:"dir_path"` // Gemini CLI's
-	}
-	if json.Unmarshal(input, &in) != nil {
-		return nil
-	}
-	raw := in.Command
-	if len(raw) == 0 {
-		raw = in.Cmd
-	}
-	cwd := t.cwd
-	if in.Workdir != "" {
-		cwd = abs(in.Workdir, t.cwd)
-	} else if in.DirPath != "" {
-		cwd = abs(in.DirPath, t.cwd)
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return t.shell(s, cwd, 0)
-	}
-	var argv []string
-	if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
-		var q []string
-		for _, a := range argv {
-			q = append(q, configs.ShellQuote(a))
-		}
-		return t.shell(strings.Join(q, " "), cwd, 0)
-	}
-	return nil
-}
-
-// fileTool checks Claude Code's file tools.
-func (t *checker) fileTool(tool string, input json.RawMessage) *finding {
-	var in struct {
-		FilePath     string `json:"file_path"`
-		NotebookPath string `json:"notebook_path"`
-		Content      string `json:"content"`
-		OldString    string `json:"old_string"`
-		NewString    string `json:"new_string"`
-		ReplaceAll   bool   `json:"replace_all"`
-		Edits        []struct {
-			OldString  string `json:"old_string"`
-			NewString  string `json:"new_string"`
-			ReplaceAll bool   `json:"replace_all"`
-		} `json:"edits"`
-	}
-	if json.Unmarshal(input, &in) != nil {
-		return nil
-	}
-	p := abs(in.FilePath, t.cwd)
-	if tool == "NotebookEdit" {
-		p = abs(in.NotebookPath, t.cwd)
-	}
-	if p == "" {
-		return nil
-	}
-	if tool == "NotebookEdit" {
-		if kind := t.classify(p); kind != notProtected {
-			return &finding{action: kind.action(opWrite), path: p}
-		}
-		return nil
-	}
-	if tool == "Write" {
-		return t.writeFile(p, func(string, bool) (string, bool) { return in.Content, true }, nil)
-	}
-	edits := []textEdit{{in.OldString, in.NewString, in.ReplaceAll}}
-	if tool == "MultiEdit" {
-		edits = edits[:0]
-		for _, e := range in.Edits {
-			edits = append(edits, textEdit{e.OldString, e.NewString, e.ReplaceAll})
-		}
-	}
-	apply := func(old string, exists bool) (string, bool) {
-		if !exists {
-			return "", false
-		}
-		return applyEdits(old, edits)
-	}
-	// When the edit cannot be tried on the file, judge its strings alone.
-	fallback := func(kind fileKind, path string) *finding {
-		for _, e := range edits {
-			if f := editTouchesHooks(kind, path, e.old, e.new); f != nil {
-				return f
-			}
-		}
-		return nil
-	}
-	return t.writeFile(p, apply, fallback)
-}
-
-// textEdit is one old → new replacement of Edit or MultiEdit.
-type textEdit struct {
-	old, new string
-	all      bool
-}
-
-func applyEdits(s string, edits []textEdit) (string, bool) {
-	for _, e := range edits {
-		if e.old == "" || !strings.Contains(s, e.old) {
-			return "", false
-		}
-		if e.all {
-			s = strings.ReplaceAll(s, e.old, e.new)
-		} else {
-			s = strings.Replace(s, e.old, e.new, 1)
-		}
-	}
-	return s, true
-}
-
-// maxSettingsRead bounds what the wire reads of a settings file.
-const maxSettingsRead = 4 << 20
-
-// readSmall reads a settings file a call names. Anything but a regular file
-// is refused: opening a FIFO blocks until a writer comes, and a device such
-// as /dev/tty waits for the person.
-func readSmall(p string) (string, error) {
-	f, err := openRegular(p, os.O_RDONLY, 0)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSettingsRead+1))
-	if err != nil {
-		return "", err
-	}
-	if len(data) > maxSettingsRead {
-		return "", fmt.Errorf("%s is larger than %d bytes", p, maxSettingsRead)
-	}
-	return string(data), nil
-}
-
-// openRegular opens a file without blocking in open(2), as it would on a
-// FIFO put in the file's place, and refuses anything but a regular file.
-func openRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		if err == nil {
-			err = fmt.Errorf("%s is not a regular file", path)
-		}
-		return nil, err
-	}
-	return f, nil
+	t.timedOut = time.Now().After(t.deadline)
+	return t.timedOut
 }

@@ -102,7 +102,7 @@ func newTamperHome(t testing.TB) *tamperHome {
 // is denied, or "".
 func (th *tamperHome) check(tool string, input any) string {
 	raw, _ := json.Marshal(input)
-	return Check(th.g, Call{Tool: tool, Input: raw, Cwd: th.proj})
+	return Check(th.g, Call{Tool: tool, Input: raw, Cwd: th.proj}).Reason
 }
 
 func bash(cmd string) map[string]any { return map[string]any{"command": cmd} }
@@ -128,7 +128,7 @@ func runTamperCases(t *testing.T, th *tamperHome, cases []tamperCase) {
 			if !tc.deny {
 				return
 			}
-			if !strings.HasPrefix(reason, "runaway: this call would ") || !strings.Contains(reason, "runaway allow") {
+			if !strings.HasPrefix(reason, "runaway: this call would ") || !strings.Contains(reason, "runaway allow") && !strings.Contains(reason, "the person decides") {
 				t.Errorf("reason = %q", reason)
 			}
 			if w := strings.ReplaceAll(tc.want, "HOME", th.home); !strings.Contains(reason, w) {
@@ -213,8 +213,8 @@ func TestTamperShell(t *testing.T) {
 		{"mv claude dir away", "Bash", bash("mv ~/.claude ~/.claude.off"), true, "HOME/.claude/settings.json"},
 		{"project settings.local", "Bash", bash(`echo '{"disableAllHooks": true}' > .claude/settings.local.json`), true, "src/runaway/.claude/settings.local.json"},
 		{"rm project .claude", "Bash", bash("rm -rf .claude"), true, "src/runaway/.claude/settings"},
-		{"codex hooks.json", "Bash", bash("echo '{}' > $CODEX_HOME/hooks.json"), true, "Codex's hooks file"},
-		{"codex config.toml append", "Bash", bash(`printf '[features]\nhooks = false\n' >> ~/.codex/config.toml`), true, "Codex's config"},
+		{"codex hooks.json", "Bash", bash("echo '{}' > $CODEX_HOME/hooks.json"), true, "runaway's hook entry in HOME/.codex/hooks.json"},
+		{"codex config.toml append", "Bash", bash(`printf '[features]\nhooks = false\n' >> ~/.codex/config.toml`), true, "HOME/.codex/config.toml"},
 		{"python writes codex config", "Bash", bash(`python3 -c "p='$HOME/.codex/config.toml'; open(p,'a').write('[features]\nhooks=false')"`), true, ".codex/config.toml"},
 
 		// runaway's own commands.
@@ -331,12 +331,13 @@ trusted_hash = "sha256:000000000000000000000000000000000000000000000000000000000
 		{"Write other key", "Write", map[string]any{"file_path": settings, "content": otherKey}, false, ""},
 		{"Edit permissions", "Edit", map[string]any{"file_path": settings, "old_string": `"Bash(npm test)"`, "new_string": `"Bash(npm test)", "Bash(go test:*)"`}, false, ""},
 		{"Edit other env", "Edit", map[string]any{"file_path": settings, "old_string": `"model": "opus",`, "new_string": `"model": "opus", "env": {"NODE_ENV": "test"},`}, false, ""},
-		{"Edit other tool's hook", "Edit", map[string]any{"file_path": settings, "old_string": `/opt/lint-guard`, "new_string": `/opt/lint-guard --strict`}, false, ""},
+		{"Edit other tool's hook is asked", "Edit", map[string]any{"file_path": settings, "old_string": `/opt/lint-guard`, "new_string": `/opt/lint-guard --strict`}, true, "the person decides"},
 		{"Edit project settings without runaway", "Edit", map[string]any{"file_path": filepath.Join(th.proj, ".claude/settings.json"), "old_string": `"allow": []`, "new_string": `"allow": ["Bash(ls)"]`}, false, ""},
 		{"Write project file", "Write", map[string]any{"file_path": filepath.Join(th.proj, "main.go"), "content": "package main // runaway hook\n"}, false, ""},
 		{"Edit codex config model", "Edit", map[string]any{"file_path": codexConfig, "old_string": `model = "gpt-5.1-codex"`, "new_string": `model = "gpt-5.2-codex"`}, false, ""},
 		{"Edit codex trust of another hook", "Edit", map[string]any{"file_path": codexConfig, "old_string": otherTrust, "new_string": ""}, false, ""},
-		{"Write codex hooks keeps entry", "Write", map[string]any{"file_path": codexHooks, "content": strings.ReplaceAll(strings.Replace(codexHooksWithRunaway, "/opt/other", "/opt/other2", 1), "HOME", th.home)}, false, ""},
+		{"Write codex hooks keeps entry, new harmless command", "Write", map[string]any{"file_path": codexHooks, "content": strings.ReplaceAll(strings.Replace(codexHooksWithRunaway, "/opt/other", "/opt/other2", 1), "HOME", th.home)}, false, ""},
+		{"Write codex hooks keeps entry", "Write", map[string]any{"file_path": codexHooks, "content": strings.ReplaceAll(strings.Replace(codexHooksWithRunaway, `"Bash"`, `"Bash|apply_patch"`, 1), "HOME", th.home)}, false, ""},
 		{"Write settings.json elsewhere", "Write", map[string]any{"file_path": filepath.Join(th.proj, "settings.json"), "content": `{"disableAllHooks": true}`}, false, ""},
 	})
 }
@@ -374,76 +375,10 @@ func TestTamperShellInputShapes(t *testing.T) {
 // The wire only looks at the tools that can write.
 func TestTamperIgnoresOtherTools(t *testing.T) {
 	th := newTamperHome(t)
-	for _, tool := range []string{"Read", "Grep", "Glob", "WebFetch", "mcp__fs__write_file", "Agent"} {
+	for _, tool := range []string{"Read", "Grep", "Glob", "WebFetch", "Agent"} {
 		if reason := th.check(tool, bash("rm ~/.config/runaway/config.json")); reason != "" {
 			t.Errorf("%s: %q", tool, reason)
 		}
-	}
-}
-
-func TestParseShellWords(t *testing.T) {
-	ex := &expander{home: "/h", vars: map[string]string{}, getenv: func(k string) string { return map[string]string{"X": "x"}[k] }}
-	cases := []struct {
-		src  string
-		want [][]string // per command, expanded words
-	}{
-		{`a "b c" 'd e' f\ g`, [][]string{{"a", "b c", "d e", "f g"}}},
-		{`a;b&&c||d|e`, [][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}}},
-		{`echo ~ ~/x "~/y" $X ${X} "$X/z" '$X'`, [][]string{{"echo", "/h", "/h/x", "~/y", "x", "x", "x/z", "$X"}}},
-		{`echo $UNSET $(date) $1`, [][]string{{"echo", unknownPart, unknownPart, unknownPart}}},
-		{"a # comment\nb", [][]string{{"a"}, {"b"}}},
-		{"a \\\n b", [][]string{{"a", "b"}}},
-		{`echo $'a\'b'`, [][]string{{"echo", "a'b"}}},
-		{`x=1 y`, [][]string{{"x=1", "y"}}},
-		{`echo "unterminated`, [][]string{{"echo", "unterminated"}}},
-	}
-	for _, tc := range cases {
-		sc := parseShell(tc.src)
-		var got [][]string
-		for _, pl := range sc.pipelines {
-			for _, c := range pl {
-				var ws []string
-				for _, w := range c.words {
-					ws = append(ws, ex.text(w))
-				}
-				got = append(got, ws)
-			}
-		}
-		if !equalWords(got, tc.want) {
-			t.Errorf("parseShell(%q) = %q, want %q", tc.src, got, tc.want)
-		}
-	}
-}
-
-func equalWords(a, b [][]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if strings.Join(a[i], "\x01") != strings.Join(b[i], "\x01") || len(a[i]) != len(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func TestParseShellRedirects(t *testing.T) {
-	sc := parseShell("cmd 2>&1 >out 2>>err &>all <in <<EOF >&2\nbody line\nEOF\nnext")
-	if len(sc.pipelines) != 2 {
-		t.Fatalf("pipelines = %d, want 2", len(sc.pipelines))
-	}
-	c := sc.pipelines[0][0]
-	var writes []string
-	for _, r := range c.redirs {
-		if r.writes() {
-			writes = append(writes, wordText(r.target))
-		}
-	}
-	if strings.Join(writes, ",") != "out,err,all" {
-		t.Errorf("written = %q", writes)
-	}
-	if body, ok := c.stdinText(&expander{}); !ok || body != "body line\n" {
-		t.Errorf("heredoc body = %q, %v", body, ok)
 	}
 }
 
@@ -476,7 +411,6 @@ EOF
 	}
 	th := newTamperHome(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		parseShell(s)
 		parsePatch(s)
 		th.check("Bash", bash(s))
 		th.check("apply_patch", bash(s))

@@ -1,0 +1,225 @@
+package tamper_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/runaway-guard/runaway/guard"
+)
+
+// corpusCase is one call of testdata/corpus.txtar.
+type corpusCase struct {
+	want, class, name string
+	tool              string
+	input             json.RawMessage
+}
+
+// corpusHome makes the corpus's fake home: its files, a symlink and a hard
+// link into runaway's folders, the project as a git repository (with
+// settings.local.json ignored) and the home as a dotfiles repository
+// tracking .claude/settings.json from before runaway's entry was added.
+func corpusHome(t testing.TB, ar *txtar.Archive) (home string, env map[string]string) {
+	t.Helper()
+	home = t.TempDir()
+	proj := filepath.Join(home, "src", "proj")
+	fill := func(s string) string {
+		return strings.NewReplacer("@HOME@", home, "@PROJ@", proj).Replace(s)
+	}
+	for _, f := range ar.Files {
+		name, ok := strings.CutPrefix(f.Name, "home/")
+		if !ok {
+			continue
+		}
+		p := filepath.Join(home, name)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(fill(string(f.Data))), 0o644))
+	}
+	must(t, os.Chmod(filepath.Join(home, ".local/bin/runaway"), 0o755))
+	must(t, os.Symlink(filepath.Join(home, ".local/state/runaway/sessions"), filepath.Join(proj, "sessions-link")))
+	must(t, os.Link(filepath.Join(home, ".config/runaway/config.json"), filepath.Join(proj, "cfg-hardlink.json")))
+
+	env = map[string]string{
+		"HOME":              home,
+		"USER":              "corpus",
+		"PATH":              os.Getenv("PATH"),
+		"XDG_CONFIG_HOME":   filepath.Join(home, ".config"),
+		"XDG_STATE_HOME":    filepath.Join(home, ".local", "state"),
+		"XDG_BIN_HOME":      filepath.Join(home, ".local", "bin"),
+		"CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
+		"CODEX_HOME":        filepath.Join(home, ".codex"),
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Logf("git is not installed: the git cases run without repositories")
+		return home, env
+	}
+	git := func(dir string, args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=c", "-c", "user.email=c@example.com", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git(proj, "init", "-q")
+	git(proj, "add", "-A")
+	git(proj, "commit", "-qm", "project")
+	settings := filepath.Join(home, ".claude", "settings.json")
+	now, err := os.ReadFile(settings)
+	must(t, err)
+	must(t, os.WriteFile(settings, []byte(`{"model": "opus"}`+"\n"), 0o644))
+	git(home, "init", "-q")
+	git(home, "add", ".claude/settings.json")
+	git(home, "commit", "-qm", "dotfiles")
+	must(t, os.WriteFile(settings, now, 0o644))
+	return home, env
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readCorpus reads the cases: "-- WANT CLASS NAME --" and a Bash command or
+// a {"tool_name", "tool_input"} object.
+func readCorpus(t testing.TB, ar *txtar.Archive, home string) []corpusCase {
+	t.Helper()
+	fill := strings.NewReplacer("@HOME@", home, "@PROJ@", filepath.Join(home, "src", "proj"))
+	var cases []corpusCase
+	for _, f := range ar.Files {
+		fields := strings.Fields(f.Name)
+		if len(fields) != 3 {
+			continue
+		}
+		c := corpusCase{want: fields[0], class: fields[1], name: fields[2]}
+		switch c.want {
+		case "deny", "ask", "pass", "gap":
+		default:
+			t.Fatalf("corpus case %q: want %q is not deny, ask, pass or gap", f.Name, c.want)
+		}
+		body := fill.Replace(strings.TrimSuffix(string(f.Data), "\n"))
+		if strings.HasPrefix(body, `{"tool_name"`) {
+			var call struct {
+				Tool  string          `json:"tool_name"`
+				Input json.RawMessage `json:"tool_input"`
+			}
+			if err := json.Unmarshal([]byte(body), &call); err != nil {
+				t.Fatalf("corpus case %q: %v", f.Name, err)
+			}
+			c.tool, c.input = call.Tool, call.Input
+		} else {
+			c.tool = "Bash"
+			c.input, _ = json.Marshal(map[string]string{"command": body})
+		}
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// decide replays one call as a hook call and returns its decision: deny,
+// ask, or none.
+func decide(t testing.TB, h *guard.Hook, c corpusCase, cwd string, n int) (string, string) {
+	in, _ := json.Marshal(map[string]any{
+		"session_id":      fmt.Sprintf("corpus-%d", n),
+		"hook_event_name": "PreToolUse",
+		"cwd":             cwd,
+		"tool_name":       c.tool,
+		"tool_input":      c.input,
+		"tool_use_id":     fmt.Sprintf("toolu_%d", n),
+	})
+	var out bytes.Buffer
+	h.Run(bytes.NewReader(in), &out, "claude")
+	if out.Len() == 0 {
+		return "none", ""
+	}
+	var ans struct {
+		Specific struct {
+			Decision string `json:"permissionDecision"`
+			Reason   string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &ans); err != nil {
+		t.Fatalf("%s: answer %q: %v", c.name, out.String(), err)
+	}
+	if ans.Specific.Decision == "" {
+		return "none", out.String()
+	}
+	return ans.Specific.Decision, ans.Specific.Reason
+}
+
+// TestTamperCorpus replays the corpus and counts, per class: attempts
+// denied and passed, ordinary commands passed and denied (false
+// positives). Run with -v for the table.
+func TestTamperCorpus(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/corpus.txtar")
+	must(t, err)
+	home, env := corpusHome(t, ar)
+	cases := readCorpus(t, ar, home)
+	proj := filepath.Join(home, "src", "proj")
+	h := &guard.Hook{
+		StateDir:   filepath.Join(home, ".local", "state", "runaway"),
+		ConfigPath: filepath.Join(home, ".config", "runaway", "config.json"),
+		BinPath:    filepath.Join(home, ".local", "bin", "runaway"),
+		Getenv:     func(k string) string { return env[k] },
+	}
+	type count struct{ stopped, passed int }
+	counts := map[string]*count{}
+	var missed []string
+	for i, c := range cases {
+		got, reason := decide(t, h, c, proj, i)
+		stopped := got == "deny" || got == "ask"
+		if testing.Verbose() && stopped {
+			t.Logf("%s %s %s: %s %.200s", c.want, c.class, c.name, got, strings.ReplaceAll(reason, home, "~"))
+		}
+		key := c.want + " " + c.class
+		if counts[key] == nil {
+			counts[key] = &count{}
+		}
+		if stopped {
+			counts[key].stopped++
+		} else {
+			counts[key].passed++
+		}
+		switch {
+		case c.want == "deny" && got != "deny",
+			c.want == "ask" && got != "ask",
+			c.want == "pass" && got != "none":
+			missed = append(missed, fmt.Sprintf("%s %s %s: got %s %.160s", c.want, c.class, c.name, got, reason))
+		case c.want == "gap" && stopped:
+			missed = append(missed, fmt.Sprintf("gap %s %s is now %s: make it a deny case", c.class, c.name, got))
+		}
+	}
+	var keys []string
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	total := map[string]*count{}
+	for _, k := range keys {
+		want := strings.Fields(k)[0]
+		if total[want] == nil {
+			total[want] = &count{}
+		}
+		total[want].stopped += counts[k].stopped
+		total[want].passed += counts[k].passed
+		t.Logf("%-22s stopped %3d  passed %3d", k, counts[k].stopped, counts[k].passed)
+	}
+	for _, want := range []string{"deny", "ask", "gap", "pass"} {
+		if c := total[want]; c != nil {
+			t.Logf("TOTAL %-16s stopped %3d  passed %3d", want, c.stopped, c.passed)
+		}
+	}
+	for _, m := range missed {
+		t.Error(m)
+	}
+}

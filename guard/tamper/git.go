@@ -1,0 +1,264 @@
+package tamper
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// git commands that put files back as a repository has them (checkout,
+// restore, stash, reset --hard, pull…) or delete what it does not track
+// (clean): denied when they would do that to a protected file the
+// repository tracks (or, for clean, does not), such as a dotfiles
+// repository holding ~/.claude/settings.json from before runaway's entry.
+
+// git checks one git command.
+func (sh *shell) git(args []string) {
+	dir := sh.cwd
+	// Global options before the subcommand.
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		a := args[0]
+		args = args[1:]
+		switch {
+		case a == "-C" && len(args) > 0:
+			dir = sh.t.abs(args[0], dir)
+			args = args[1:]
+		case (a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace") && len(args) > 0:
+			args = args[1:]
+		}
+	}
+	if len(args) == 0 || dir == "" || !known(dir) {
+		return
+	}
+	sub, rest := args[0], args[1:]
+	switch sub {
+	case "checkout", "restore", "stash", "reset", "clean", "pull", "merge", "rebase", "cherry-pick",
+		"revert", "apply", "am", "rm", "mv", "switch", "read-tree", "checkout-index":
+	default:
+		return
+	}
+	if dryRun(rest) || sub == "clean" && hasShortFlag(rest, 'n') {
+		return
+	}
+	top := repoTop(filepath.Clean(sh.t.realPath(dir)))
+	if top == "" {
+		return
+	}
+	files := sh.t.heldIn(top)
+	if len(files) == 0 {
+		return
+	}
+	index := readIndex(top)
+	for _, f := range files {
+		rel, err := filepath.Rel(top, f.real)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		tracked := tracks(index, rel)
+		if sh.gitTouches(sub, rest, dir, top, f.real, rel, tracked) {
+			sh.t.deny(&finding{action: "run `git " + sub + "` over " + f.kind.noun(), path: f.path, why: "which would put back or remove the copy in its repository"})
+			return
+		}
+	}
+}
+
+// gitTouches reports whether `git sub rest` run in dir puts back or
+// removes the protected file p (rel: its path in the repository).
+func (sh *shell) gitTouches(sub string, rest []string, dir, top, p, rel string, tracked bool) bool {
+	specs := pathspecs(sub, rest, dir, sh.t)
+	covered := len(specs) == 0
+	for _, s := range specs {
+		if under(p, filepath.Clean(s)) {
+			covered = true
+		}
+	}
+	switch sub {
+	case "clean":
+		if tracked || !covered {
+			return false
+		}
+		return hasShortFlag(rest, 'x') || hasShortFlag(rest, 'X') || !ignored(top, rel)
+	case "stash":
+		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") && rest[0] != "push" && rest[0] != "save" {
+			return tracked && (rest[0] == "pop" || rest[0] == "apply")
+		}
+		untracked := hasShortFlag(rest, 'u') || hasShortFlag(rest, 'a') || contains(rest, "--include-untracked") || contains(rest, "--all")
+		return covered && (tracked || untracked && !ignored(top, rel) || hasShortFlag(rest, 'a') || contains(rest, "--all"))
+	case "reset":
+		return tracked && (contains(rest, "--hard") || contains(rest, "--merge") || contains(rest, "--keep"))
+	case "checkout", "switch":
+		if len(specs) > 0 {
+			return tracked && covered
+		}
+		return tracked && (hasShortFlag(rest, 'f') || contains(rest, "--force") || contains(rest, "--discard-changes"))
+	case "restore":
+		if contains(rest, "--staged") && !contains(rest, "--worktree") {
+			return false
+		}
+		return tracked && len(specs) > 0 && covered
+	case "rm", "mv":
+		return len(specs) > 0 && covered
+	}
+	// pull, merge, rebase, am, apply…: may rewrite any tracked file.
+	return tracked
+}
+
+// pathspecs are the paths a git command names (after --, or the
+// operands that exist as files), absolute.
+func pathspecs(sub string, args []string, dir string, t *checker) []string {
+	var out []string
+	after := false
+	for i, a := range args {
+		switch {
+		case a == "--":
+			after = true
+			continue
+		case !after && strings.HasPrefix(a, "-"):
+			continue
+		}
+		p := t.abs(a, dir)
+		if p == "" || !known(p) {
+			continue
+		}
+		if after || a == "." || a == ":/" {
+			out = append(out, p)
+			continue
+		}
+		if sub == "checkout" && i == 0 {
+			if _, err := os.Lstat(p); err != nil {
+				continue // a branch or commit
+			}
+		}
+		if _, err := os.Lstat(p); err == nil || sub == "restore" || sub == "rm" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// heldIn lists the protected files inside the folder top that matter to
+// git: runaway's own files and the settings files that hold its entry.
+func (t *checker) heldIn(top string) []protectedPath {
+	var out []protectedPath
+	for _, pp := range t.inside(top) {
+		if pp.kind.owned() || holdsEntry(pp.kind, pp.real) || pp.kind == codexConfig {
+			out = append(out, pp)
+		}
+	}
+	return out
+}
+
+// repoTop is the folder holding .git at or above dir ("" when none).
+func repoTop(dir string) string {
+	for d, i := dir, 0; i < 64; d, i = filepath.Dir(d), i+1 {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	return ""
+}
+
+// maxIndexRead bounds the part of .git/index read; a bigger index counts
+// as tracking everything.
+const maxIndexRead = 32 << 20
+
+// readIndex reads a repository's index (nil: unknown, as if every file
+// were tracked).
+func readIndex(top string) []byte {
+	gitDir := filepath.Join(top, ".git")
+	if data, err := os.ReadFile(gitDir); err == nil {
+		// A worktree or submodule: "gitdir: PATH".
+		if d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: "); ok {
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(top, d)
+			}
+			gitDir = d
+		}
+	}
+	f, err := openRegular(filepath.Join(gitDir, "index"), os.O_RDONLY, 0)
+	if err != nil {
+		return []byte{} // no index: nothing tracked
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() > maxIndexRead {
+		return nil
+	}
+	data := make([]byte, fi.Size())
+	if _, err := f.ReadAt(data, 0); err != nil {
+		return nil
+	}
+	// Version 4 compresses paths: not read.
+	if len(data) < 12 || string(data[:4]) != "DIRC" || data[7] > 3 {
+		return nil
+	}
+	return data
+}
+
+// tracks reports whether the index lists rel (an entry's path ends in a
+// NUL and follows its 2-byte flags, never a '/').
+func tracks(index []byte, rel string) bool {
+	if index == nil {
+		return true
+	}
+	needle := []byte(filepath.ToSlash(rel) + "\x00")
+	for i := 0; ; {
+		j := bytes.Index(index[i:], needle)
+		if j < 0 {
+			return false
+		}
+		if at := i + j; at > 0 && index[at-1] != '/' {
+			return true
+		}
+		i += j + 1
+	}
+}
+
+// ignored reports whether the repository's top .gitignore names rel, its
+// name or a folder it lies in (the common cases; when unsure, not ignored).
+func ignored(top, rel string) bool {
+	data, err := readSmall(filepath.Join(top, ".gitignore"))
+	if err != nil {
+		return false
+	}
+	rel = filepath.ToSlash(rel)
+	for line := range strings.Lines(data) {
+		l := strings.TrimSpace(line)
+		if l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "!") {
+			continue
+		}
+		l = strings.TrimSuffix(strings.TrimPrefix(l, "/"), "/")
+		if l == rel || l == filepath.Base(rel) || strings.HasPrefix(rel, l+"/") {
+			return true
+		}
+		if ok, _ := filepath.Match(l, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func hasShortFlag(args []string, f byte) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], f) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(args []string, s string) bool {
+	for _, a := range args {
+		if a == s {
+			return true
+		}
+	}
+	return false
+}
