@@ -62,26 +62,39 @@ func hookEnv(b *testing.B) []string {
 }
 
 // BenchmarkHookVsFloor times the whole `runaway hook` process on a typical
-// Claude Code input against the floor program, alternating the two so that
-// both see the same machine. Reported: the medians and their ratio
-// (target: hook/floor ≤ 1.5).
+// Claude Code input against the floor program, alternating them so that all
+// see the same machine. It also times the hook path linked alone
+// (bench/hookalone: no CLI, no wizard libraries), and, when
+// RUNAWAY_BASELINE names an older runaway binary, that binary's hook.
+// Reported: the medians and the ratios to the floor (target: hook/floor ≤
+// 1.5).
 func BenchmarkHookVsFloor(b *testing.B) {
 	dir := b.TempDir()
 	runaway := build(b, dir, "runaway", "github.com/runaway-guard/runaway/cmd/runaway")
 	floor := build(b, dir, "floor", "github.com/runaway-guard/runaway/bench/floor")
+	alone := build(b, dir, "hookalone", "github.com/runaway-guard/runaway/bench/hookalone")
+	baseline := os.Getenv("RUNAWAY_BASELINE")
 	env := hookEnv(b)
 	transcript := filepath.Join(dir, "none.jsonl")
 
-	var hook, base []time.Duration
+	var hook, base, lone, old []time.Duration
 	for i := 0; b.Loop(); i++ {
 		in := fmt.Sprintf(typicalClaudeCall, transcript, i%3, i)
 		base = append(base, runOnce(b, floor, nil, env, in))
 		hook = append(hook, runOnce(b, runaway, []string{"hook", "claude"}, env, in))
+		lone = append(lone, runOnce(b, alone, nil, env, in))
+		if baseline != "" {
+			old = append(old, runOnce(b, baseline, []string{"hook", "claude"}, env, in))
+		}
 	}
-	mh, mf := median(hook), median(base)
+	mh, mf, ma := median(hook), median(base), median(lone)
 	b.ReportMetric(float64(mh.Microseconds()), "hook-µs")
 	b.ReportMetric(float64(mf.Microseconds()), "floor-µs")
 	b.ReportMetric(float64(mh)/float64(mf), "hook/floor")
+	b.ReportMetric(float64(ma)/float64(mf), "alone/floor")
+	if baseline != "" {
+		b.ReportMetric(float64(median(old))/float64(mf), "baseline/floor")
+	}
 	b.ReportMetric(0, "ns/op")
 }
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/runaway-guard/runaway/transcripts/zstd"
 )
 
 // undecidedWait is how long a rollout without its session_meta line holds
@@ -161,11 +161,7 @@ func readCodexMeta(path string) (codexMeta, bool) {
 	defer f.Close()
 	var r io.Reader = f
 	if strings.HasSuffix(path, ".zst") {
-		dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-		if err != nil {
-			return codexMeta{}, false
-		}
-		defer dec.Close()
+		dec := zstd.NewReader(f)
 		r = dec
 	}
 	br := bufio.NewReaderSize(r, 64<<10)

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/runaway-guard/runaway/transcripts/zstd"
 )
 
 // Agent names the program that wrote a session file.
@@ -40,11 +40,7 @@ func Detect(path string) (Agent, error) {
 	defer f.Close()
 	var r io.Reader = f
 	if strings.HasSuffix(path, ".zst") {
-		dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-		if err != nil {
-			return "", err
-		}
-		defer dec.Close()
+		dec := zstd.NewReader(f)
 		r = dec
 	}
 	br := bufio.NewReaderSize(r, 64<<10)

@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/runaway-guard/runaway/transcripts/zstd"
 )
 
 // MaxLine is the longest line a reader decodes; longer lines are skipped by
@@ -188,11 +188,7 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 
 	var r io.Reader = f
 	if zst {
-		dec, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-		if err != nil {
-			return false, err
-		}
-		defer dec.Close()
+		dec := zstd.NewReader(f)
 		if _, err := io.CopyN(io.Discard, dec, fp.Off); err != nil {
 			return false, fmt.Errorf("decompressing %s: %w", abs, err)
 		}
