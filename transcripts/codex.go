@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -282,10 +284,11 @@ func codexResult(callID string, failed bool, t time.Time, file string, fp *FileP
 	sink.toolResult(ToolResult{File: file, ToolUseID: callID, Failed: failed, Time: t})
 }
 
-var (
-	exitedRe  = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:) (-?\d+)`)
-	blockedRe = regexp.MustCompile(`^Command blocked by PreToolUse hook`)
-)
+// exitedRe finds the exit code in a command's output. It compiles on first
+// use, not at every start of the hook.
+var exitedRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:) (-?\d+)`)
+})
 
 // outputOutcome reads a call's outcome from its output when the output says
 // it: older versions wrote JSON with metadata.exit_code, newer ones text with
@@ -296,7 +299,7 @@ func outputOutcome(raw json.RawMessage) (failed, ok bool) {
 	if json.Unmarshal(raw, &text) != nil {
 		return false, false
 	}
-	if blockedRe.MatchString(text) {
+	if strings.HasPrefix(text, "Command blocked by PreToolUse hook") {
 		return true, true
 	}
 	var structured struct {
@@ -312,7 +315,7 @@ func outputOutcome(raw json.RawMessage) (failed, ok bool) {
 	if len(head) > 512 {
 		head = head[:512]
 	}
-	if m := exitedRe.FindStringSubmatch(head); m != nil {
+	if m := exitedRe().FindStringSubmatch(head); m != nil {
 		code, _ := strconv.Atoi(m[1])
 		return code != 0, true
 	}
