@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -130,6 +131,10 @@ func (p *Policy) setField(name, s string) error {
 	s = strings.TrimSpace(s)
 	float := func(dst *float64) error {
 		v, err := strconv.ParseFloat(s, 64)
+		if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			// A NaN cap would compare false with any spend: no cap at all.
+			err = errors.New("not a finite number")
+		}
 		if err == nil {
 			*dst = v
 		}

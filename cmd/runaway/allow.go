@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,12 +48,21 @@ the agents' variables and by an agent among its parent processes.`,
 	return cmd
 }
 
+// wholeDollarsAbove is the least whole number of dollars above usd, as
+// --add takes it.
+func wholeDollarsAbove(usd float64) string {
+	return strconv.FormatFloat(math.Floor(usd)+1, 'f', 0, 64)
+}
+
 func runAllow(w io.Writer, o allowOptions) error {
 	if err := onlyThePerson("allow"); err != nil {
 		return err
 	}
-	if o.add <= 0 {
+	if o.add == 0 {
 		return &userError{msg: "say how many dollars to add to the cap with --add", hints: []string{"runaway allow --add 10"}, code: exitUsage}
+	}
+	if !(o.add > 0) || math.IsInf(o.add, 0) {
+		return &userError{msg: fmt.Sprintf("--add takes a positive number of dollars, not %v", o.add), hints: []string{"runaway allow --add 10"}, code: exitUsage}
 	}
 	store := &guard.Store{Dir: stateDir()}
 	policy, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
@@ -67,12 +78,23 @@ func runAllow(w io.Writer, o allowOptions) error {
 		return failf([]string{fmt.Sprintf("runaway allow %s --add %g", found.SessionID, o.add)}, "raising the cap: %v", err)
 	}
 	if o.prompt {
+		newCap, spent := sess.PromptCap(policy), found.Spend.Prompt.USD(found.Spend.USD)
 		fmt.Fprintf(w, "Raised the prompt cap of %s session %s by %s to %s (spent on this prompt: %s).\n",
-			sess.Harness, sess.SessionID, pricing.Dollars(o.add), pricing.Dollars(sess.PromptCap(policy)), pricing.Dollars(found.Spend.Prompt.USD(found.Spend.USD)))
+			sess.Harness, sess.SessionID, pricing.Dollars(o.add), pricing.Dollars(newCap), pricing.Dollars(spent))
+		if over := spent - newCap; newCap > 0 && over >= 0 {
+			fmt.Fprintf(w, "The prompt is still over its cap by %s: the next call is stopped again.\nhint: runaway allow %s --prompt --add %s\n",
+				pricing.Dollars(over), sess.SessionID, wholeDollarsAbove(over))
+		}
 		return nil
 	}
+	newCap := sess.SessionCap(policy)
 	fmt.Fprintf(w, "Raised the cap of %s session %s by %s to %s (spent: %s).\n",
-		sess.Harness, sess.SessionID, pricing.Dollars(o.add), pricing.Dollars(sess.SessionCap(policy)), pricing.Dollars(found.Spend.USD))
+		sess.Harness, sess.SessionID, pricing.Dollars(o.add), pricing.Dollars(newCap), pricing.Dollars(found.Spend.USD))
+	if over := found.Spend.USD - newCap; newCap > 0 && over >= 0 {
+		fmt.Fprintf(w, "The session is still over its cap by %s: the next call is stopped again.\nhint: runaway allow %s --add %s\n",
+			pricing.Dollars(over), sess.SessionID, wholeDollarsAbove(over))
+		return nil
+	}
 	if sess.Harness == guard.Claude {
 		fmt.Fprintf(w, "To go on: claude --resume %s\n", sess.SessionID)
 	}
