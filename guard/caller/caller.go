@@ -111,14 +111,23 @@ func detect(getenv func(string) string, pid int, table processTable, floor int) 
 	return Found{}, false
 }
 
-// agentPrograms are the agents' program names, as the process shows them
-// (comm, the executable, argv[0]; lower case, without ".exe").
-var agentPrograms = map[string]string{
-	"claude":       "Claude Code",
-	"codex":        "Codex",
-	"gemini":       "Gemini CLI",
-	"opencode":     "OpenCode",
-	"cursor-agent": "Cursor",
+// agentProgram names the agent a program name is (comm, the executable,
+// argv[0]; lower case, without ".exe"), or "". A switch, not a map: nothing
+// to build when the hook starts.
+func agentProgram(name string) string {
+	switch name {
+	case "claude":
+		return "Claude Code"
+	case "codex":
+		return "Codex"
+	case "gemini":
+		return "Gemini CLI"
+	case "opencode":
+		return "OpenCode"
+	case "cursor-agent":
+		return "Cursor"
+	}
+	return ""
 }
 
 // agentPackages mark an agent run by an interpreter (node, bun): its script
@@ -131,8 +140,14 @@ var agentPackages = []struct{ marker, agent string }{
 	{"@cursor/", "Cursor"},
 }
 
-// interpreters run an agent's script given as their first argument.
-var interpreters = map[string]bool{"node": true, "nodejs": true, "bun": true, "deno": true}
+// isInterpreter: the program runs an agent's script given as an argument.
+func isInterpreter(name string) bool {
+	switch name {
+	case "node", "nodejs", "bun", "deno":
+		return true
+	}
+	return false
+}
 
 // AgentOf names the agent a process is, or "". The Cursor editor itself is
 // not an agent (people run their own terminals in it); its agent CLI is.
@@ -142,7 +157,7 @@ func AgentOf(p Proc) string {
 		names = append(names, p.Args[0])
 	}
 	for _, n := range names {
-		if a := agentPrograms[programName(n)]; a != "" {
+		if a := agentProgram(programName(n)); a != "" {
 			return a
 		}
 	}
@@ -150,14 +165,14 @@ func AgentOf(p Proc) string {
 	if strings.Contains(filepath.ToSlash(p.Exe), "/claude/versions/") {
 		return "Claude Code"
 	}
-	if !interpreters[programName(p.Name)] && !(len(p.Args) > 0 && interpreters[programName(p.Args[0])]) {
+	if !isInterpreter(programName(p.Name)) && !(len(p.Args) > 0 && isInterpreter(programName(p.Args[0]))) {
 		return ""
 	}
 	for _, arg := range p.Args[min(1, len(p.Args)):] {
 		if strings.HasPrefix(arg, "-") {
 			continue // node's own flags come before the script
 		}
-		if a := agentPrograms[programName(arg)]; a != "" {
+		if a := agentProgram(programName(arg)); a != "" {
 			return a
 		}
 		script := strings.ToLower(filepath.ToSlash(arg))
