@@ -115,9 +115,23 @@ func PlanRemove(opts RemoveOptions) (*RemovePlan, error) {
 		}
 	}
 	if opts.Purge {
-		p.PurgePaths = []string{paths.Bin, paths.Config, paths.State}
+		p.PurgePaths = []string{purgedBinary(paths.Bin, rec), paths.Config, paths.State}
 	}
 	return p, nil
+}
+
+// purgedBinary is the binary --purge deletes: the one setup installed, as
+// its record says (the default path may have moved since: another
+// XDG_BIN_HOME), else the default path. A recorded path that does not name
+// a runaway program is not trusted.
+func purgedBinary(def string, rec *Installed) string {
+	if rec == nil || rec.Binary == "" || !filepath.IsAbs(rec.Binary) {
+		return def
+	}
+	if name := strings.TrimSuffix(filepath.Base(rec.Binary), ".exe"); name != "runaway" {
+		return def
+	}
+	return rec.Binary
 }
 
 // planHookRemove takes runaway's entries out of one settings file.
