@@ -506,6 +506,9 @@ func (d *doctor) checkClaudeSwitch(user *configs.Doc) {
 // test: it leaves a session only in a temp folder.
 func sampleInput(harness, transcript string) string {
 	t, _ := json.Marshal(transcript)
+	if harness == "opencode" {
+		return `{"hook_event_name":"tool.execute.before","session_id":"doctor-live-test","cwd":"/","tool_name":"bash","tool_input":{"command":"true","description":"doctor's live test"},"tool_use_id":"call_doctor","opencode":{"plugin":1,"instance":"doctor","seq":1,"cost_usd":0,"tokens":{}}}`
+	}
 	if harness == "codex" {
 		return `{"session_id":"doctor-live-test","turn_id":"doctor-turn","transcript_path":` + string(t) +
 			`,"cwd":"/","hook_event_name":"PreToolUse","model":"gpt-5.1-codex","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"true"},"tool_use_id":"call_doctor"}`

@@ -224,17 +224,13 @@ func OpenCodeConfigs(dir string) []string {
 	return out
 }
 
-// checkOpenCode warns when OpenCode's doom_loop permission, its own guard
-// against repeated calls, is set to allow (globally or for an agent).
-func (d *doctor) checkOpenCode(h Harness) {
-	check := "opencode-doom-loop"
-	var allowed []string
-	seen := false
+// openCodeDoomLoop lists where OpenCode's doom_loop permission is set to
+// allow (globally or for an agent), and whether any config was found.
+func (d *doctor) openCodeDoomLoop() (allowed []string, seen bool, err error) {
 	for _, path := range OpenCodeConfigs(d.opts.Dir) {
 		m, err := readJSONC(path)
 		if err != nil {
-			d.add(StatusWarn, check, "%v", err)
-			return
+			return nil, seen, err
 		}
 		if m == nil {
 			continue
@@ -257,15 +253,7 @@ func (d *doctor) checkOpenCode(h Harness) {
 			}
 		}
 	}
-	if !d.agents[h.ID].Found && !seen {
-		d.add(StatusOK, h.ID, "not installed")
-		return
-	}
-	if len(allowed) > 0 {
-		d.add(StatusWarn, check, "doom_loop is \"allow\" (%s): OpenCode no longer asks after 3 identical calls, and runaway cannot guard OpenCode; set it to \"ask\"", strings.Join(allowed, ", "))
-		return
-	}
-	d.add(StatusOK, check, "OpenCode asks after 3 identical calls (doom_loop is not \"allow\"; runaway does not wire into OpenCode)")
+	return allowed, seen, nil
 }
 
 // doomLoop is the action m's permission gives doom_loop, and the key that

@@ -69,8 +69,8 @@ var Harnesses = []Harness{
 		Why: "Gemini CLI has its own loop detection, on by default (model.disableLoopDetection turns it off); runaway does not wire into it.",
 	},
 	{
-		ID: "opencode", Name: "OpenCode", Support: NotSupported,
-		Why: "OpenCode has no shell-command hooks, only JavaScript plugins; its doom_loop permission asks you after 3 identical calls.",
+		ID: "opencode", Name: "OpenCode", Support: AllWiresDenyNotAsk,
+		Why: "runaway's plugin in OpenCode's plugin folder runs it before every tool call and model request, with OpenCode's own spend; a plugin cannot ask you, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you, and at the cap the session ends before its next model request. opencode --pure runs without plugins, runaway's included.",
 	},
 }
 
@@ -125,7 +125,7 @@ func Detect() []Found {
 			}
 			dirs, progs = []string{filepath.Join(gh, ".gemini")}, []string{"gemini"}
 		case "opencode":
-			dirs = []string{filepath.Join(home, ".config", "opencode"), filepath.Join(home, ".opencode", "bin", "opencode")}
+			dirs = []string{configs.OpenCodeDir(), filepath.Join(home, ".opencode", "bin", "opencode")}
 			progs = []string{"opencode"}
 		}
 		for _, d := range dirs {
@@ -145,12 +145,22 @@ func Detect() []Found {
 				f.Version = programVersion(path)
 			}
 		}
-		if sf, ok := configs.SettingsFor(h.ID); ok {
-			f.Settings = sf.Path
-		}
+		f.Settings = EntryPath(h.ID)
 		out = append(out, f)
 	}
 	return out
+}
+
+// EntryPath is the file that wires runaway into a harness: its settings
+// file, OpenCode's plugin file, or "" when runaway does not wire into it.
+func EntryPath(id string) string {
+	if sf, ok := configs.SettingsFor(id); ok {
+		return sf.Path
+	}
+	if id == "opencode" {
+		return configs.OpenCodePluginPath()
+	}
+	return ""
 }
 
 func homeDir() string {

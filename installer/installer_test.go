@@ -116,7 +116,7 @@ func TestSupportTexts(t *testing.T) {
 		if h.Why == "" || strings.Count(h.Why, ". ") > 1 {
 			t.Errorf("%s: want a one-or-two sentence reason, got %q", h.ID, h.Why)
 		}
-		_, hasFile := configs.SettingsFor(h.ID)
+		hasFile := EntryPath(h.ID) != ""
 		if hasFile != (h.Support != NotSupported) {
 			t.Errorf("%s: support %v but settings file %v", h.ID, h.Support, hasFile)
 		}

@@ -45,6 +45,8 @@ type InstalledFile struct {
 	Undo configs.Undo `json:"undo"`
 	// Rules are the agent's own deny rules setup added to this file.
 	Rules *configs.RulesUndo `json:"agent_rules,omitempty"`
+	// Support are files setup created beside it (OpenCode's package-lock.json).
+	Support []SupportFile `json:"support,omitempty"`
 }
 
 const recordVersion = 1

@@ -70,7 +70,7 @@ func PlanRemove(opts RemoveOptions) (*RemovePlan, error) {
 	}
 	if len(p.harnesses) == 0 && opts.Project == "" {
 		for _, h := range Harnesses {
-			if _, ok := configs.SettingsFor(h.ID); ok {
+			if _, ok := configs.SettingsFor(h.ID); ok || h.ID == "opencode" {
 				p.harnesses = append(p.harnesses, h.ID)
 			}
 		}
@@ -78,6 +78,14 @@ func PlanRemove(opts RemoveOptions) (*RemovePlan, error) {
 	for _, id := range p.harnesses {
 		if _, ok := HarnessByID(id); !ok {
 			return nil, &OptionError{fmt.Sprintf("unknown harness %q (known: %s)", id, knownIDs())}
+		}
+		if id == "opencode" {
+			edits, err := planOpenCodeRemove(rec.File(id))
+			if err != nil {
+				return nil, err
+			}
+			p.Files = append(p.Files, edits...)
+			continue
 		}
 		sf, ok := configs.SettingsFor(id)
 		if !ok {
@@ -255,8 +263,13 @@ func (p *RemovePlan) Summary() []string {
 	}
 	for _, f := range p.Files {
 		line := "  edit " + Tilde(f.Path) + " (take out runaway's entries)"
-		if f.Delete {
+		switch {
+		case f.Delete && f.Harness == "opencode" && !f.supportFile:
+			line = "  delete " + Tilde(f.Path) + " (runaway's OpenCode plugin)"
+		case f.Delete:
 			line = "  delete " + Tilde(f.Path) + " (setup created it; nothing else is in it)"
+		case !f.Changed():
+			line = "  keep " + Tilde(f.Path) + " (changed since setup created it)"
 		}
 		out = append(out, line)
 	}

@@ -79,6 +79,18 @@ type FileEdit struct {
 	undo        configs.Undo
 	rules       *configs.RulesUndo // Claude Code deny rules setup added
 	command     string
+	// what the file is for people, when not a settings file's hook entry.
+	what string
+	// supportFile: a file setup creates beside a harness's entry (OpenCode's
+	// package-lock.json), recorded in that entry's Support; support is the
+	// entry's earlier record of them.
+	supportFile bool
+	support     []SupportFile
+	// extraDirs are folders setup makes beside the file (OpenCode's
+	// node_modules); removeDirs are the folders remove takes away after the
+	// file, when empty.
+	extraDirs  []string
+	removeDirs []string
 }
 
 // Changed reports whether applying the edit changes anything.
@@ -140,7 +152,7 @@ type SetupPlan struct {
 }
 
 // ErrNothingToWire: no supported harness was found and none was named.
-var ErrNothingToWire = errors.New("no supported coding agent found (looked for Claude Code and Codex)")
+var ErrNothingToWire = errors.New("no supported coding agent found (looked for Claude Code, Codex and OpenCode)")
 
 // PlanSetup works out setup's edits without writing anything. A settings
 // file that does not parse stops the plan with a *configs.SyntaxError.
@@ -186,13 +198,12 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 	}
 	p.Files = append(p.Files, cfg)
 	for _, h := range p.Wire {
-		sf, _ := configs.SettingsFor(h.ID)
-		edit, err := planHookInsert(sf, paths.Bin, p.prior.File(h.ID))
+		edits, err := planWire(h, paths.Bin, p.prior.File(h.ID))
 		if err != nil {
 			return nil, err
 		}
-		p.Files = append(p.Files, edit)
-		if h.Todo != "" && edit.Changed() {
+		p.Files = append(p.Files, edits...)
+		if h.Todo != "" && edits.Diff() != "" {
 			p.Todo = append(p.Todo, h.Name+": "+h.Todo)
 		}
 	}
@@ -213,6 +224,17 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// planWire plans the files that wire one harness: its settings file's hook
+// entry, or OpenCode's plugin.
+func planWire(h Harness, bin string, prior *InstalledFile) (FileEdits, error) {
+	if h.ID == "opencode" {
+		return planOpenCodeSetup(bin, prior)
+	}
+	sf, _ := configs.SettingsFor(h.ID)
+	edit, err := planHookInsert(sf, bin, prior)
+	return FileEdits{edit}, err
 }
 
 // OptionError is a limit that makes no sense; the hook would ignore it.
@@ -421,10 +443,16 @@ func (p *SetupPlan) Apply() error {
 			firstErr = err
 			break
 		}
-		if f.Harness != "" {
+		switch {
+		case f.supportFile:
+			if entry := rec.File(f.Harness); entry != nil {
+				entry.Support = append(entry.Support, SupportFile{Path: f.Path, SHA256: HashBytes(f.After)})
+				entry.CreatedDirs = mergeDirs(entry.CreatedDirs, append(f.createDirs, f.extraDirs...))
+			}
+		case f.Harness != "":
 			rec.put(InstalledFile{
 				Harness: f.Harness, Path: f.Path, Project: f.project, Command: f.command, SHA256: HashBytes(f.After),
-				CreatedFile: f.createdFile, CreatedDirs: f.createDirs, Undo: f.undo, Rules: f.rules,
+				CreatedFile: f.createdFile, CreatedDirs: f.createDirs, Undo: f.undo, Rules: f.rules, Support: f.support,
 			})
 		}
 	}
@@ -456,15 +484,14 @@ func preflight(files FileEdits) error {
 // write applies one edit.
 func (f FileEdit) write() error {
 	if !f.Changed() {
+		removeEmptyDirs(f.removeDirs)
 		return nil
 	}
 	if f.Delete {
 		if err := configs.RemoveFile(f.snap); err != nil {
 			return fmt.Errorf("removing %s: %w", Tilde(f.Path), err)
 		}
-		for _, d := range f.createDirs {
-			os.Remove(d) // only succeeds when empty, which is the point
-		}
+		removeEmptyDirs(append(f.createDirs, f.removeDirs...))
 		return nil
 	}
 	for _, d := range slices.Backward(f.createDirs) {
@@ -479,7 +506,22 @@ func (f FileEdit) write() error {
 	if err := write(f.snap, f.After); err != nil {
 		return fmt.Errorf("writing %s: %w", Tilde(f.Path), err)
 	}
+	for _, d := range f.extraDirs {
+		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("creating %s: %w", Tilde(d), err)
+		}
+	}
 	return nil
+}
+
+// removeEmptyDirs removes the folders, deepest first, each only when empty:
+// a folder someone put something in stays.
+func removeEmptyDirs(dirs []string) {
+	dirs = slices.Clone(dirs)
+	slices.SortStableFunc(dirs, func(a, b string) int { return len(b) - len(a) })
+	for _, d := range dirs {
+		os.Remove(d)
+	}
 }
 
 // Summary describes the plan in lines for a person: the agents found, the
@@ -516,6 +558,9 @@ func (f FileEdit) describe() string {
 		if f.rules != nil {
 			what += fmt.Sprintf(" and %d deny rules for runaway's files", len(f.rules.Rules))
 		}
+	}
+	if f.what != "" {
+		what = f.what
 	}
 	switch {
 	case f.Delete:

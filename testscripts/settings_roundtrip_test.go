@@ -65,10 +65,9 @@ func fixtureHome(agent, name string) (rel string, wired bool) {
 
 // doctorWarns are the checks doctor warns on after setup beyond
 // codex-trust, per fixture.
-var doctorWarns = map[string][]string{
-	// "permission": "allow" sets every permission, doom_loop included.
-	"fmind__dotfiles__dot_config_opencode_opencode.json": {"opencode-doom-loop"},
-}
+// ("permission": "allow" in fmind's OpenCode config sets doom_loop to
+// allow too, which with runaway's plugin wired is no warning.)
+var doctorWarns = map[string][]string{}
 
 // TestRealSettingsSetupRemove runs the real setup, doctor and remove on a
 // home holding one real settings file, placed where its agent keeps it,

@@ -69,7 +69,7 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 	f := cmd.Flags()
 	f.BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	f.BoolVar(&dryRun, "dry-run", false, "print the edits as a diff and change nothing")
-	f.StringSliceVar(&harnesses, "harness", nil, "agents to wire: claude, codex (default: every supported agent found)")
+	f.StringSliceVar(&harnesses, "harness", nil, "agents to wire: claude, codex, opencode (default: every supported agent found)")
 	f.StringVar(&project, "project", "", "also wire Claude Code into `DIR`'s .claude/settings.local.json (at its git repository root)")
 	f.BoolVar(&agentRules, "agent-rules", true, "also write the agents' own rules that keep runaway's files out of their reach (Claude Code permissions.deny); --agent-rules=false leaves them out")
 	f.Float64Var(&capUSD, "cap", configs.DefaultSessionCapUSD, "spend cap per session, in US dollars")
