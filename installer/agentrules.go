@@ -85,7 +85,7 @@ func (p *SetupPlan) guardedSettings() []string {
 		}
 	}
 	for _, f := range p.Files {
-		if f.Harness != "" {
+		if f.Harness != "" && !f.supportFile { // OpenCode's package-lock.json guards nothing
 			add(f.Harness, f.Path)
 		}
 	}
