@@ -192,6 +192,12 @@ func (d *doctor) checkConfig() {
 	if p.SessionCapUSD > 0 {
 		capText = fmt.Sprintf("$%g cap per session", p.SessionCapUSD)
 	}
+	if p.PromptCapUSD > 0 {
+		capText += fmt.Sprintf(", $%g per prompt", p.PromptCapUSD)
+	}
+	if p.DailyCapUSD > 0 {
+		capText += fmt.Sprintf(", $%g per day", p.DailyCapUSD)
+	}
 	d.add(StatusOK, "config", "%s: %s, warn at %g%%, ask after %d failures or %d repeats",
 		name, capText, p.WarnAt*100, p.FailureRun, p.RepeatRun)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,6 +45,9 @@ type SetupOptions struct {
 	WarnAt     *float64
 	FailureRun *int
 	RepeatRun  *int
+	// PromptCapUSD and DailyCapUSD: the cap per prompt and per day across
+	// sessions; 0 turns one off.
+	PromptCapUSD, DailyCapUSD *float64
 	// Escalate turns escalation on or off (see guard.Escalation).
 	Escalate *bool
 	// Notify is the notify_command: "" in it removes none, it sets ""
@@ -244,9 +248,15 @@ func (e *OptionError) Error() string { return e.Msg }
 
 // Validate checks the limits with the same rules the hook's policy uses.
 func (o SetupOptions) Validate() error {
+	for _, c := range []struct {
+		flag string
+		usd  *float64
+	}{{"cap", o.CapUSD}, {"prompt-cap", o.PromptCapUSD}, {"daily-cap", o.DailyCapUSD}} {
+		if c.usd != nil && !(*c.usd >= 0 && !math.IsInf(*c.usd, 0)) {
+			return &OptionError{fmt.Sprintf("%s %v: give a spend cap in US dollars, 0 or more (0 turns it off)", c.flag, *c.usd)}
+		}
+	}
 	switch {
-	case o.CapUSD != nil && *o.CapUSD < 0:
-		return &OptionError{fmt.Sprintf("cap %v: a spend cap cannot be negative (0 turns it off)", *o.CapUSD)}
 	case o.WarnAt != nil && (*o.WarnAt <= 0 || *o.WarnAt > 1):
 		return &OptionError{fmt.Sprintf("warn-at %v: give a share of the cap above 0 and at most 1, such as 0.8", *o.WarnAt)}
 	case o.FailureRun != nil && *o.FailureRun < 2:
@@ -290,6 +300,12 @@ func configSettings(opts SetupOptions) []configs.ConfigSetting {
 	var out []configs.ConfigSetting
 	if opts.CapUSD != nil {
 		out = append(out, configs.ConfigSetting{Key: "session_cap_usd", Value: *opts.CapUSD, Comment: "Deny the calls and end the turn when a session has spent this many US dollars."})
+	}
+	if opts.PromptCapUSD != nil {
+		out = append(out, configs.ConfigSetting{Key: "prompt_cap_usd", Value: *opts.PromptCapUSD, Comment: "Deny the calls and end the turn when one prompt has spent this many US dollars (0: no cap)."})
+	}
+	if opts.DailyCapUSD != nil {
+		out = append(out, configs.ConfigSetting{Key: "daily_cap_usd", Value: *opts.DailyCapUSD, Comment: "Deny the calls and end the turn when all sessions together have spent this many US dollars today (0: no cap)."})
 	}
 	if opts.WarnAt != nil {
 		out = append(out, configs.ConfigSetting{Key: "warn_at", Value: *opts.WarnAt, Comment: "Warn once when this share of the cap is spent."})

@@ -38,8 +38,12 @@ const customCap = "custom"
 
 // answers are the wizard's fields as the person edits them.
 type answers struct {
-	harnesses                      []string
-	capChoice, capText             string // capText: the amount when capChoice is customCap
+	harnesses                   []string
+	capChoice, capText          string // capText: the amount when capChoice is customCap
+	promptCapText, dailyCapText string // "0": none
+	// startCaps: the prompt and daily caps the wizard started from; a cap
+	// that is off and stays off is not written into the config.
+	startCaps                      [2]string
 	warnText, failText, repeatText string
 	agentRules                     bool // write Claude Code's own deny rules
 }
@@ -95,14 +99,18 @@ func (w Wizard) startingAnswers(agents []Found) answers {
 	o := w.Options
 	capUSD := cmp.Or(deref(o.CapUSD), current.SessionCapUSD)
 	a := answers{
-		harnesses:  o.Harnesses,
-		capChoice:  customCap,
-		capText:    formatNumber(capUSD),
-		warnText:   formatNumber(cmp.Or(deref(o.WarnAt), current.WarnAt) * 100),
-		failText:   strconv.Itoa(cmp.Or(deref(o.FailureRun), current.FailureRun)),
-		repeatText: strconv.Itoa(cmp.Or(deref(o.RepeatRun), current.RepeatRun)),
-		agentRules: !o.NoAgentRules,
+		harnesses: o.Harnesses,
+		capChoice: customCap,
+		capText:   formatNumber(capUSD),
+		// The caps that are off by default stay off unless asked for.
+		promptCapText: formatNumber(cmp.Or(deref(o.PromptCapUSD), current.PromptCapUSD)),
+		dailyCapText:  formatNumber(cmp.Or(deref(o.DailyCapUSD), current.DailyCapUSD)),
+		warnText:      formatNumber(cmp.Or(deref(o.WarnAt), current.WarnAt) * 100),
+		failText:      strconv.Itoa(cmp.Or(deref(o.FailureRun), current.FailureRun)),
+		repeatText:    strconv.Itoa(cmp.Or(deref(o.RepeatRun), current.RepeatRun)),
+		agentRules:    !o.NoAgentRules,
 	}
+	a.startCaps = [2]string{a.promptCapText, a.dailyCapText}
 	if slices.Contains(capChoices, capUSD) {
 		a.capChoice = formatNumber(capUSD)
 	}
@@ -189,6 +197,13 @@ func (w Wizard) ask(agents []Found, a *answers) error {
 			return err
 		}
 	}
+	caps := huh.NewForm(huh.NewGroup(
+		w.input("Cap per prompt, in US dollars (0: none)", &a.promptCapText, func(s string) error { _, err := parseOptionalCap(s); return err }),
+		w.input("Cap per day, all sessions together, in US dollars (0: none)", &a.dailyCapText, func(s string) error { _, err := parseOptionalCap(s); return err }),
+	).Title("More caps").Description("A cap per prompt stops one request that runs long; a daily cap bounds a day of unattended runs. Enter keeps each one."))
+	if err := w.run(caps); err != nil {
+		return err
+	}
 	limits := huh.NewForm(huh.NewGroup(
 		w.input("Warn at this share of the cap, in %", &a.warnText, func(s string) error { _, err := parseShare(s); return err }),
 		w.input("Ask after this many failed calls in a row", &a.failText, func(s string) error { _, err := parseRun(s); return err }),
@@ -224,6 +239,14 @@ func (a answers) options(base SetupOptions) (SetupOptions, error) {
 	if err != nil {
 		return opts, err
 	}
+	promptCap, err := parseOptionalCap(a.promptCapText)
+	if err != nil {
+		return opts, err
+	}
+	dailyCap, err := parseOptionalCap(a.dailyCapText)
+	if err != nil {
+		return opts, err
+	}
 	warnAt, err := parseShare(a.warnText)
 	if err != nil {
 		return opts, err
@@ -238,6 +261,12 @@ func (a answers) options(base SetupOptions) (SetupOptions, error) {
 	}
 	opts.CapUSD, opts.WarnAt, opts.FailureRun, opts.RepeatRun = &capUSD, &warnAt, &failures, &repeats
 	opts.NoAgentRules = !a.agentRules
+	if promptCap > 0 || a.startCaps[0] != "0" || base.PromptCapUSD != nil {
+		opts.PromptCapUSD = &promptCap
+	}
+	if dailyCap > 0 || a.startCaps[1] != "0" || base.DailyCapUSD != nil {
+		opts.DailyCapUSD = &dailyCap
+	}
 	return opts, nil
 }
 
@@ -247,8 +276,15 @@ func (w Wizard) show(plan *SetupPlan, opts SetupOptions) {
 	for _, h := range plan.Wire {
 		names = append(names, h.Name)
 	}
-	fmt.Fprintf(w.Out, "\nGuard %s; cap $%s per session, warn at %s%%; ask after %d failed or %d identical calls in a row.\n",
-		strings.Join(names, " and "), formatNumber(*opts.CapUSD), formatNumber(*opts.WarnAt*100), *opts.FailureRun, *opts.RepeatRun)
+	caps := "cap $" + formatNumber(*opts.CapUSD) + " per session"
+	if p := deref(opts.PromptCapUSD); p > 0 {
+		caps += ", $" + formatNumber(p) + " per prompt"
+	}
+	if d := deref(opts.DailyCapUSD); d > 0 {
+		caps += ", $" + formatNumber(d) + " per day"
+	}
+	fmt.Fprintf(w.Out, "\nGuard %s; %s, warn at %s%%; ask after %d failed or %d identical calls in a row.\n",
+		strings.Join(names, " and "), caps, formatNumber(*opts.WarnAt*100), *opts.FailureRun, *opts.RepeatRun)
 	fmt.Fprintln(w.Out, "runaway will:")
 	for _, l := range plan.Steps() {
 		fmt.Fprintln(w.Out, "  "+l)
@@ -393,6 +429,18 @@ func parseCap(s string) (float64, error) {
 	f, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(s), "$"), 64)
 	if err != nil || f <= 0 || f > 100000 {
 		return 0, errors.New("enter an amount in US dollars, such as 20 or 7.50")
+	}
+	return f, nil
+}
+
+// parseOptionalCap reads a cap that may be off: 0 (or nothing) is none.
+func parseOptionalCap(s string) (float64, error) {
+	if t := strings.TrimPrefix(strings.TrimSpace(s), "$"); t == "" || t == "0" {
+		return 0, nil
+	}
+	f, err := parseCap(s)
+	if err != nil {
+		return 0, errors.New("enter an amount in US dollars, such as 5 or 7.50, or 0 for none")
 	}
 	return f, nil
 }

@@ -27,6 +27,7 @@ func newSetupCmd() *cobra.Command {
 		harnesses         []string
 		project           string
 		capUSD, warnAt    float64
+		promptCap, dayCap float64
 		failures, repeats int
 	)
 	cmd := &cobra.Command{
@@ -47,6 +48,12 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 			f := cmd.Flags()
 			if f.Changed("cap") {
 				opts.CapUSD = &capUSD
+			}
+			if f.Changed("prompt-cap") {
+				opts.PromptCapUSD = &promptCap
+			}
+			if f.Changed("daily-cap") {
+				opts.DailyCapUSD = &dayCap
 			}
 			if f.Changed("warn-at") {
 				opts.WarnAt = &warnAt
@@ -73,6 +80,8 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 	f.StringVar(&project, "project", "", "also wire Claude Code into `DIR`'s .claude/settings.local.json (at its git repository root)")
 	f.BoolVar(&agentRules, "agent-rules", true, "also write the agents' own rules that keep runaway's files out of their reach (Claude Code permissions.deny); --agent-rules=false leaves them out")
 	f.Float64Var(&capUSD, "cap", configs.DefaultSessionCapUSD, "spend cap per session, in US dollars")
+	f.Float64Var(&promptCap, "prompt-cap", 0, "spend cap per prompt, in US dollars (0: none)")
+	f.Float64Var(&dayCap, "daily-cap", 0, "spend cap per day across all sessions, in US dollars (0: none)")
 	f.Float64Var(&warnAt, "warn-at", configs.DefaultWarnAt, "warn once when this share of the cap is spent (0-1)")
 	f.IntVar(&failures, "failures", configs.DefaultFailureRun, "ask after this many failed tool calls in a row")
 	f.IntVar(&repeats, "repeats", configs.DefaultRepeatRun, "ask after this many identical tool calls in a row")
