@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/runaway-guard/runaway/configs"
@@ -43,7 +44,8 @@ type Hook struct {
 	Prices    func(configs.Policy) (Pricer, []error)
 	extraWire func(*Session) Verdict // tests only: a wire that misbehaves
 	// replay: nobody answers an ask, as in an unwatched run.
-	replay bool
+	replay  bool
+	running sync.WaitGroup // runs still working after Run returned (tests wait)
 }
 
 // call is one tool call on its way through the wires.
@@ -57,24 +59,30 @@ type call struct {
 }
 
 // Run reads one call from stdin and writes the answer to stdout. It never
-// fails and never panics; what went wrong goes to the error log.
+// fails and never panics; what went wrong goes to the error log. A call
+// the tamper wire denies is denied whatever fails after (a full disk, a
+// panic, the deadline), and one it could not judge by the deadline is
+// denied when it names anything protected.
 func (h *Hook) Run(stdin io.Reader, stdout io.Writer, hint string) {
 	errs := h.errorLog()
 	ctx, cancel := context.WithTimeout(context.Background(), h.deadline())
 	defer cancel()
 
+	var fc failClosed
 	done := make(chan []byte, 1)
+	h.running.Add(1)
 	go func() {
+		defer h.running.Done()
 		defer func() {
 			if r := recover(); r != nil {
 				errs.Log("hook", fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
-				done <- nil
+				done <- fc.deny()
 			}
 		}()
-		out, err := h.answer(ctx, stdin, Harness(hint))
+		out, err := h.answer(ctx, stdin, Harness(hint), &fc)
 		if err != nil {
 			errs.Log("hook "+hint, err)
-			out = nil
+			out = fc.deny()
 		}
 		done <- out
 	}()
@@ -86,13 +94,63 @@ func (h *Hook) Run(stdin io.Reader, stdout io.Writer, hint string) {
 	}
 	if ctx.Err() != nil {
 		// An answer that comes at the deadline is dropped too, so that the
-		// outcome does not depend on which of the two select picked.
-		errs.Log("hook "+hint, fmt.Errorf("no answer within the hook's deadline; answered no decision"))
-		return
+		// outcome does not depend on which of the two select picked; a
+		// tamper deny is not.
+		out = fc.atDeadline(h)
+		if out == nil {
+			errs.Log("hook "+hint, fmt.Errorf("no answer within the hook's deadline; answered no decision"))
+		} else {
+			errs.Log("hook "+hint, fmt.Errorf("no answer within the hook's deadline; the tamper wire's deny holds"))
+		}
 	}
 	if len(out) > 0 {
 		_, _ = stdout.Write(out)
 	}
+}
+
+// failClosed is what a run keeps for the tamper wire's sake: the call,
+// once read, and the wire's deny, once decided.
+type failClosed struct {
+	mu     sync.Mutex
+	in     *Input
+	denied []byte // the tamper deny, in the agent's format
+	judged bool
+}
+
+func (f *failClosed) read(in *Input) {
+	f.mu.Lock()
+	f.in = in
+	f.mu.Unlock()
+}
+
+func (f *failClosed) decided(v Verdict, harness Harness) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.judged = true
+	if v.Kind == Deny {
+		f.denied = Answer{Verdicts: []Verdict{v}}.Encode(harness)
+	}
+}
+
+func (f *failClosed) deny() []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.denied
+}
+
+// atDeadline: the tamper deny if there is one; a call read but not yet
+// judged is judged by its text alone.
+func (f *failClosed) atDeadline(h *Hook) []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.denied != nil || f.judged || f.in == nil || !f.in.isToolCall() {
+		return f.denied
+	}
+	r := tamper.OverBudget(h.guarded(), tamper.Call{Tool: f.in.ToolName, Input: f.in.ToolInput, Cwd: f.in.Cwd})
+	if r.Kind != tamper.Deny {
+		return nil
+	}
+	return Answer{Verdicts: []Verdict{{Kind: Deny, Wire: "tamper", Reason: r.Reason}}}.Encode(f.in.Harness)
 }
 
 func (h *Hook) errorLog() *ErrorLog {
@@ -135,7 +193,7 @@ func (h *Hook) duration(env string, def time.Duration) time.Duration {
 
 // answer is the hook's work: returns the bytes to print, or an error for
 // the log (and no decision).
-func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byte, error) {
+func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness, fc *failClosed) ([]byte, error) {
 	switch hint {
 	case "", Claude, Codex, OpenCode, Gemini:
 	default:
@@ -154,16 +212,19 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byt
 		return nil, nil
 	}
 
+	// The tamper wire needs no state: it runs first, so that an agent that
+	// locks or breaks runaway's state cannot get past it that way, and its
+	// deny holds whatever fails after (see Run).
+	var tamper Verdict
+	if !model {
+		fc.read(in)
+		tamper = h.tamperWire(in)
+		fc.decided(tamper, in.Harness)
+	}
+
 	policy, problems := configs.LoadPolicy(h.ConfigPath, h.getenv)
 	for _, p := range problems {
 		h.errorLog().Log("config", p)
-	}
-
-	// The tamper wire needs no state: it runs first, so that an agent that
-	// locks or breaks runaway's state cannot get past it that way.
-	var tamper Verdict
-	if !model {
-		tamper = h.tamperWire(in)
 	}
 
 	store := &Store{Dir: h.StateDir, LockWait: h.lockWait()}
@@ -192,10 +253,10 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness) ([]byt
 		return nil, err
 	}
 	if err := h.record(c, ans); err != nil {
-		return nil, err
+		return fc.deny(), err
 	}
 	if err := locked.Save(); err != nil {
-		return nil, fmt.Errorf("saving session state: %w", err)
+		return fc.deny(), fmt.Errorf("saving session state: %w", err)
 	}
 	return ans.Encode(in.Harness), nil
 }
@@ -262,12 +323,7 @@ func (h *Hook) lockWait() time.Duration {
 
 // tamperWire asks the tamper wire about the call (see package tamper).
 func (h *Hook) tamperWire(in *Input) Verdict {
-	r := tamper.Check(tamper.Guarded{
-		ConfigDir: filepath.Dir(h.ConfigPath),
-		StateDir:  h.StateDir,
-		BinPath:   h.BinPath,
-		Getenv:    h.getenv,
-	}, tamper.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: in.Cwd})
+	r := tamper.Check(h.guarded(), tamper.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: in.Cwd})
 	switch r.Kind {
 	case tamper.Deny:
 		return Verdict{Kind: Deny, Wire: "tamper", Reason: r.Reason}
@@ -276,6 +332,17 @@ func (h *Hook) tamperWire(in *Input) Verdict {
 			ModelHint: "Stop and ask the person whether runaway's settings may change this way."}
 	}
 	return Verdict{}
+}
+
+// guarded is what the tamper wire guards, and its share of the deadline.
+func (h *Hook) guarded() tamper.Guarded {
+	return tamper.Guarded{
+		ConfigDir: filepath.Dir(h.ConfigPath),
+		StateDir:  h.StateDir,
+		BinPath:   h.BinPath,
+		Getenv:    h.getenv,
+		Budget:    min(tamper.DefaultBudget, h.deadline()/3),
+	}
 }
 
 // runWires updates the session with the call and runs every wire on it.

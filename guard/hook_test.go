@@ -49,6 +49,7 @@ func TestHookDeadline(t *testing.T) {
 	h := newTestHook(t)
 	h.Deadline = 50 * time.Millisecond
 	block := make(chan struct{})
+	defer h.running.Wait() // its files, before TempDir removes them
 	defer close(block)
 	h.extraWire = func(*Session) Verdict { <-block; return Verdict{} }
 	var out bytes.Buffer
