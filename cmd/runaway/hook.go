@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/adrg/xdg"
 	"github.com/mattn/go-isatty"
@@ -59,7 +61,22 @@ func runHook(args []string) {
 		fmt.Fprintln(os.Stderr, "hint: runaway hook --help")
 		return
 	}
+	exitZeroOnSignals()
 	h.Run(os.Stdin, os.Stdout, hint)
+}
+
+// exitZeroOnSignals keeps the hook's exit status 0 when the agent stops
+// it (SIGTERM at its timeout) or stops reading its answer (a closed stdout
+// pipe, which would kill the process with SIGPIPE): an entry without
+// `|| true` must not read either as a failed hook.
+func exitZeroOnSignals() {
+	signal.Ignore(syscall.SIGPIPE) // the write fails with EPIPE instead
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
+	go func() {
+		<-term
+		os.Exit(0)
+	}()
 }
 
 // stateDir is runaway's state folder: $XDG_STATE_HOME/runaway.
