@@ -4,12 +4,15 @@
 package bench
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -31,7 +34,8 @@ func build(b *testing.B, dir, name, pkg string) string {
 	return out
 }
 
-// runOnce starts bin with stdin and waits for it.
+// runOnce starts bin with stdin and waits for it. It returns the wall
+// time and adds the process's CPU time (user+system) to cpuTimes[bin].
 func runOnce(b *testing.B, bin string, args []string, env []string, stdin string) time.Duration {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
@@ -40,7 +44,25 @@ func runOnce(b *testing.B, bin string, args []string, env []string, stdin string
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("%s: %v", bin, err)
 	}
-	return time.Since(start)
+	wall := time.Since(start)
+	cpuMu.Lock()
+	cpuTimes[bin] = append(cpuTimes[bin], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+	cpuMu.Unlock()
+	return wall
+}
+
+// cpuTimes holds each binary's CPU time per run: on a busy machine it
+// varies less than wall time.
+var (
+	cpuMu    sync.Mutex
+	cpuTimes = map[string][]time.Duration{}
+)
+
+// cpuMedian is the median CPU time of bin's runs so far.
+func cpuMedian(bin string) time.Duration {
+	cpuMu.Lock()
+	defer cpuMu.Unlock()
+	return median(cpuTimes[bin])
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -92,6 +114,7 @@ func BenchmarkHookVsFloor(b *testing.B) {
 	b.ReportMetric(float64(mf.Microseconds()), "floor-µs")
 	b.ReportMetric(float64(mh)/float64(mf), "hook/floor")
 	b.ReportMetric(float64(ma)/float64(mf), "alone/floor")
+	b.ReportMetric(float64(cpuMedian(runaway))/float64(cpuMedian(floor)), "cpu-hook/floor")
 	if baseline != "" {
 		b.ReportMetric(float64(median(old))/float64(mf), "baseline/floor")
 	}
@@ -161,4 +184,151 @@ func BenchmarkHookSpendAfterGrowth(b *testing.B) {
 			b.ReportMetric(0, "ns/op")
 		})
 	}
+}
+
+// percentile is the p-th percentile (0 < p ≤ 100) of ds, nearest rank.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[max(i, 0)]
+}
+
+// appendFile appends s to the file at path.
+func appendFile(b *testing.B, path, s string) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := f.WriteString(s); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+}
+
+// runAtOnce starts one process per stdin at the same moment and returns
+// each one's time from its start to its exit.
+func runAtOnce(b *testing.B, bin string, args, env, stdins []string) []time.Duration {
+	times := make([]time.Duration, len(stdins))
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, in := range stdins {
+		wg.Go(func() {
+			<-start
+			times[i] = runOnce(b, bin, args, env, in)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return times
+}
+
+// errorLines counts the lines of runaway's error log under the state home.
+func errorLines(env []string) int {
+	for _, kv := range env {
+		if dir, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+			b, _ := os.ReadFile(filepath.Join(dir, "runaway", "errors.log"))
+			return bytes.Count(b, []byte("\n"))
+		}
+	}
+	return 0
+}
+
+// BenchmarkHookUnderLoad times hook calls that come together, per call
+// (p50 and p99), with the floor program run the same way in alternate
+// rounds:
+//
+//   - 16on1session: a response with 16 tool calls, whose 16 hooks start at
+//     once on one session (they queue for its lock);
+//   - 16sessions: 16 sessions, each making a call, their hooks at once;
+//   - grow1MB: one session whose transcript grows by about 1 MB (100
+//     responses with their tool results) before each call.
+//
+// The spend wire is on (a high cap), the transcripts are real Claude Code
+// shapes (growChunk), and every call's tool_use is in its transcript
+// before its hook runs, as Claude Code writes it. cpu-µs is the median CPU
+// time of a hook call (on a busy machine, 16 calls at once take about 16
+// times that over the cores they get); errors is how many lines runaway's
+// error log gained (a lock not had in time, …).
+func BenchmarkHookUnderLoad(b *testing.B) {
+	dir := b.TempDir()
+	runaway := build(b, dir, "runaway", "github.com/runaway-guard/runaway/cmd/runaway")
+	floor := build(b, dir, "floor", "github.com/runaway-guard/runaway/bench/floor")
+	reset := func() {
+		cpuMu.Lock()
+		clear(cpuTimes)
+		cpuMu.Unlock()
+	}
+	callOf := func(session, path string, i int) string {
+		return fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":"/bench","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./pkg%d"},"tool_use_id":"toolu_%d"}`, session, path, i, i)
+	}
+	report := func(b *testing.B, env []string, hook, base []time.Duration, errs0 int) {
+		b.ReportMetric(float64(cpuMedian(runaway).Microseconds()), "cpu-µs")
+		b.ReportMetric(float64(percentile(hook, 50).Microseconds()), "p50-µs")
+		b.ReportMetric(float64(percentile(hook, 99).Microseconds()), "p99-µs")
+		b.ReportMetric(float64(percentile(base, 50).Microseconds()), "floor-p50-µs")
+		b.ReportMetric(float64(percentile(base, 99).Microseconds()), "floor-p99-µs")
+		b.ReportMetric(float64(errorLines(env)-errs0), "errors")
+		b.ReportMetric(0, "ns/op")
+	}
+	for _, sessions := range []int{1, 16} {
+		name := "16on1session"
+		if sessions > 1 {
+			name = "16sessions"
+		}
+		b.Run(name, func(b *testing.B) {
+			env := append(hookEnv(b), "RUNAWAY_SESSION_CAP_USD=1000000000")
+			tdir := b.TempDir()
+			ids := make([]string, sessions)
+			paths := make([]string, sessions)
+			for s := range sessions {
+				ids[s] = fmt.Sprintf("bench-%s-%d", name, s)
+				paths[s] = filepath.Join(tdir, ids[s]+".jsonl")
+				for i := range 100 { // a session already under way (~1 MB)
+					appendFile(b, paths[s], growChunk(ids[s], -1-i))
+				}
+			}
+			errs0 := errorLines(env)
+			reset()
+			var hook, base []time.Duration
+			n := 0
+			for b.Loop() {
+				b.StopTimer()
+				ins := make([]string, 16)
+				for k := range ins {
+					s := k % sessions
+					appendFile(b, paths[s], growChunk(ids[s], n))
+					ins[k] = callOf(ids[s], paths[s], n)
+					n++
+				}
+				b.StartTimer()
+				base = append(base, runAtOnce(b, floor, nil, env, ins)...)
+				hook = append(hook, runAtOnce(b, runaway, []string{"hook", "claude"}, env, ins)...)
+			}
+			report(b, env, hook, base, errs0)
+		})
+	}
+	b.Run("grow1MB", func(b *testing.B) {
+		env := append(hookEnv(b), "RUNAWAY_SESSION_CAP_USD=1000000000")
+		session := "bench-grow1MB"
+		path := filepath.Join(b.TempDir(), session+".jsonl")
+		errs0 := errorLines(env)
+		reset()
+		var hook, base []time.Duration
+		n := 0
+		for b.Loop() {
+			b.StopTimer()
+			var chunk strings.Builder
+			for range 100 {
+				chunk.WriteString(growChunk(session, n))
+				n++
+			}
+			appendFile(b, path, chunk.String())
+			in := callOf(session, path, n-1)
+			b.StartTimer()
+			base = append(base, runOnce(b, floor, nil, env, in))
+			hook = append(hook, runOnce(b, runaway, []string{"hook", "claude"}, env, in))
+		}
+		report(b, env, hook, base, errs0)
+	})
 }

@@ -125,7 +125,7 @@ func (s *Store) Open(ctx context.Context, h Harness, id string) (*Locked, error)
 	}
 	lctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	ok, err := lk.TryLockContext(lctx, 2*time.Millisecond)
+	ok, err := lockWithin(lctx, lk)
 	if !ok {
 		if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			return nil, ErrLocked
@@ -145,6 +145,31 @@ func (s *Store) Open(ctx context.Context, h Harness, id string) (*Locked, error)
 	}
 	l.Session = sess
 	return l, nil
+}
+
+// lockWithin takes lk before ctx ends. It waits in flock(2) itself rather
+// than polling, so that when many hooks of one session queue for its lock
+// (the calls of one response run their hooks at once) each gets it as soon
+// as the one before lets go, without the waiters' wakeups taking the CPU
+// from the holder. A wait given up is left to end in the background: the
+// lock, if it comes, is let go at once.
+func lockWithin(ctx context.Context, lk *flock.Flock) (bool, error) {
+	if ok, err := lk.TryLock(); ok || err != nil {
+		return ok, err
+	}
+	got := make(chan error, 1)
+	go func() { got <- lk.Lock() }()
+	select {
+	case err := <-got:
+		return err == nil, err
+	case <-ctx.Done():
+		go func() {
+			if <-got == nil {
+				_ = lk.Unlock()
+			}
+		}()
+		return false, ctx.Err()
+	}
 }
 
 func readSession(path string) (*Session, error) {
