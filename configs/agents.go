@@ -120,6 +120,22 @@ func (f SettingsFile) Spec(bin string) HookSpec {
 	return HandlerFor(f.Harness, bin, f.Platform)
 }
 
+// Specs are runaway's handlers for this file, running the binary at bin:
+// PreToolUse guards each tool call; in Claude Code's and Codex's files,
+// UserPromptSubmit blocks a prompt of a session already over its cap before
+// the agent sends it to the model (Claude Code, and Codex from 0.169, run it
+// and honour decision "block"). The command is the same: the hook tells the
+// event from its input.
+func (f SettingsFile) Specs(bin string) []HookSpec {
+	pre := f.Spec(bin)
+	if f.Harness != "claude" && f.Harness != "codex" {
+		return []HookSpec{pre}
+	}
+	prompt := pre
+	prompt.Event = "UserPromptSubmit"
+	return []HookSpec{pre, prompt}
+}
+
 // Read reads and parses the file (missing counts as `{}`); name is how
 // errors call it.
 func (f SettingsFile) Read(name string) (*Doc, Snapshot, error) {

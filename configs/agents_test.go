@@ -26,8 +26,14 @@ func TestSettingsPaths(t *testing.T) {
 	if got := CodexHooks().Path; got != "/y/codex/hooks.json" {
 		t.Errorf("codex with CODEX_HOME: %s", got)
 	}
-	if spec := CodexHooks().Spec("/b/runaway"); spec.Command != "'/b/runaway' hook codex || true" || spec.Timeout != 10 || spec.Event != "PreToolUse" {
-		t.Errorf("codex spec %+v", spec)
+	specs := CodexHooks().Specs("/b/runaway")
+	if len(specs) != 2 || specs[0].Event != "PreToolUse" || specs[1].Event != "UserPromptSubmit" {
+		t.Errorf("codex specs %+v", specs)
+	}
+	for _, spec := range specs {
+		if spec.Command != "'/b/runaway' hook codex || true" || spec.Timeout != 10 {
+			t.Errorf("codex spec %+v", spec)
+		}
 	}
 	if _, ok := SettingsFor("cursor"); ok {
 		t.Error("cursor has no settings file runaway edits")

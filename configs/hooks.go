@@ -455,9 +455,10 @@ func removeHandler(events *hujson.Array, gi, hi int) {
 }
 
 // RemoveHooks deletes every runaway handler under every event and returns
-// how many it found. With the Undo of the insert, it also drops what the
-// insert created once it is empty, so the file comes back byte for byte.
-func (d *Doc) RemoveHooks(u *Undo) (int, error) {
+// how many it found. With the Undos of the inserts (in the order they were
+// made), it also drops what each insert created once it is empty, last
+// insert first, so the file comes back byte for byte.
+func (d *Doc) RemoveHooks(undos []Undo) (int, error) {
 	hv, err := d.hooksObject()
 	if err != nil || hv == nil {
 		return 0, err
@@ -467,28 +468,43 @@ func (d *Doc) RemoveHooks(u *Undo) (int, error) {
 	for _, r := range slices.Backward(refs) {
 		removeHandler(asArray(&hooks.Members[r.event].Value), r.group, r.handler)
 	}
-	if len(refs) == 0 || u == nil || u.Created == "" {
-		return len(refs), nil
+	if len(refs) == 0 {
+		return 0, nil
+	}
+	for _, u := range slices.Backward(undos) {
+		if !d.undoInsert(hv, u) {
+			break
+		}
+	}
+	return len(refs), nil
+}
+
+// undoInsert drops what one insert created, when it is empty now; it
+// reports whether the "hooks" object is still there for earlier undos.
+func (d *Doc) undoInsert(hv *hujson.Value, u Undo) bool {
+	hooks := asObject(hv)
+	if u.Created == "" {
+		return true
 	}
 	event := findMember(hooks, u.Event)
 	if event < 0 || asArray(&hooks.Members[event].Value) == nil {
-		return len(refs), nil
+		return true
 	}
 	ev := &hooks.Members[event].Value
 	if u.Created == "group" {
 		restoreEmpty(ev, u.EmptyInner)
-		return len(refs), nil
+		return true
 	}
 	if len(asArray(ev).Elements) > 0 {
-		return len(refs), nil
+		return true
 	}
 	deleteMember(hooks, event)
 	if u.Created == "event" {
 		restoreEmpty(hv, u.EmptyInner)
-		return len(refs), nil
+		return true
 	}
 	if len(hooks.Members) > 0 {
-		return len(refs), nil
+		return true
 	}
 	root := d.rootObject()
 	deleteMember(root, findMember(root, "hooks"))
@@ -496,7 +512,7 @@ func (d *Doc) RemoveHooks(u *Undo) (int, error) {
 	if u.Blank != nil && len(root.Members) == 0 {
 		d.blank = []byte(*u.Blank)
 	}
-	return len(refs), nil
+	return false
 }
 
 // restoreEmpty gives an emptied container back its original inner bytes.

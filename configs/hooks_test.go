@@ -13,22 +13,41 @@ import (
 
 var testSpec = HookSpec{Event: "PreToolUse", Command: HookCommand("/home/u/.local/bin/runaway", "claude"), Timeout: 10}
 
+// testSpecs are both of setup's entries, inserted in this order.
+var testSpecs = ClaudeProjectFile("x").Specs("/home/u/.local/bin/runaway")
+
+// setHooks inserts specs one after the other, as setup does.
+func setHooks(d *Doc, specs []HookSpec) ([]Undo, error) {
+	var us []Undo
+	for _, s := range specs {
+		u, err := d.SetHook(s)
+		if err != nil {
+			return nil, err
+		}
+		us = append(us, u)
+	}
+	return us, nil
+}
+
 // insertRemove runs SetHook then RemoveHooks on a fresh parse of the
 // inserted bytes, the way setup and a later remove do.
-func insertRemove(t testing.TB, in []byte, strict bool) (inserted, removed []byte) {
+func insertRemove(t testing.TB, in []byte, strict bool, specs ...HookSpec) (inserted, removed []byte) {
+	if len(specs) == 0 {
+		specs = []HookSpec{testSpec}
+	}
 	t.Helper()
 	d, err := ParseDoc("in.json", in, strict)
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	u, err := d.SetHook(testSpec)
+	u, err := setHooks(d, specs)
 	if err != nil {
 		t.Fatalf("insert: %v", err)
 	}
 	inserted = d.Pack()
 	// The record goes through installed.json as JSON.
 	rec, _ := json.Marshal(u)
-	var u2 Undo
+	var u2 []Undo
 	if err := json.Unmarshal(rec, &u2); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +55,7 @@ func insertRemove(t testing.TB, in []byte, strict bool) (inserted, removed []byt
 	if err != nil {
 		t.Fatalf("inserted file does not parse: %v\n%s", err, inserted)
 	}
-	if _, err := d2.RemoveHooks(&u2); err != nil {
+	if _, err := d2.RemoveHooks(u2); err != nil {
 		t.Fatalf("remove: %v", err)
 	}
 	return inserted, d2.Pack()
@@ -74,6 +93,14 @@ func TestInsertLayout(t *testing.T) {
 			}
 			if string(back) != tt.in {
 				t.Errorf("remove: got %q, want %q", back, tt.in)
+			}
+			// Both of setup's entries go in and come out byte for byte.
+			both, back := insertRemove(t, []byte(tt.in), true, testSpecs...)
+			if string(back) != tt.in {
+				t.Errorf("remove both entries: got %q, want %q", back, tt.in)
+			}
+			if es := entriesOf(t, both); len(es) != 2 || es[1].Event != "UserPromptSubmit" {
+				t.Errorf("both entries: %+v in %q", es, both)
 			}
 		})
 	}
@@ -305,7 +332,7 @@ func TestRealSettingsRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ins, back := insertRemove(t, orig, true)
+			ins, back := insertRemove(t, orig, true, testSpecs...)
 			if string(back) != string(orig) {
 				t.Fatalf("remove did not give the original back:\n%s", back)
 			}
@@ -313,8 +340,12 @@ func TestRealSettingsRoundTrip(t *testing.T) {
 				t.Fatalf("inserted file is not strict JSON:\n%s", ins)
 			}
 			es := entriesOf(t, ins)
-			if len(es) != 1 || es[0].Event != "PreToolUse" || es[0].Command != testSpec.Command {
-				t.Fatalf("want exactly one runaway entry, got %+v", es)
+			events := map[string]bool{}
+			for _, e := range es {
+				events[e.Event] = e.Command == testSpec.Command
+			}
+			if len(es) != 2 || !events["PreToolUse"] || !events["UserPromptSubmit"] {
+				t.Fatalf("want runaway's PreToolUse and UserPromptSubmit entries, got %+v", es)
 			}
 		})
 	}
@@ -355,7 +386,7 @@ func FuzzInsertRemove(f *testing.F) {
 		if es, err := d.HookEntries(); err != nil || len(es) > 0 {
 			return
 		}
-		u, err := d.SetHook(testSpec)
+		u, err := setHooks(d, testSpecs)
 		if err != nil {
 			return
 		}
@@ -366,14 +397,14 @@ func FuzzInsertRemove(f *testing.F) {
 		if strict && !json.Valid(bytesWithoutBOM(ins)) {
 			t.Fatalf("strict input became non-strict:\n%q", ins)
 		}
-		if es := entriesOf(t, ins); len(es) != 1 {
-			t.Fatalf("want one entry, got %d in %q", len(es), ins)
+		if es := entriesOf(t, ins); len(es) != len(testSpecs) {
+			t.Fatalf("want %d entries, got %d in %q", len(testSpecs), len(es), ins)
 		}
 		d2, err := ParseDoc("f.json", ins, strict)
 		if err != nil {
 			t.Fatalf("reparse: %v", err)
 		}
-		if _, err := d2.RemoveHooks(&u); err != nil {
+		if _, err := d2.RemoveHooks(u); err != nil {
 			t.Fatal(err)
 		}
 		if got := d2.Pack(); string(got) != string(in) {

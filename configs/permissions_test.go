@@ -94,7 +94,7 @@ func TestDenyRulesRoundTrip(t *testing.T) {
 			if _, err := d2.RemoveDenyRules(ru); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := d2.RemoveHooks(&hu); err != nil {
+			if _, err := d2.RemoveHooks([]Undo{hu}); err != nil {
 				t.Fatal(err)
 			}
 			if got := string(d2.Pack()); got != before {
@@ -167,7 +167,7 @@ func FuzzDenyRules(f *testing.F) {
 		if _, err := d2.RemoveDenyRules(ru); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := d2.RemoveHooks(&hu); err != nil {
+		if _, err := d2.RemoveHooks([]Undo{hu}); err != nil {
 			t.Fatal(err)
 		}
 		if got := d2.Pack(); string(got) != string(in) {

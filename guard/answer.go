@@ -231,6 +231,34 @@ func (a Answer) encodeGemini() []byte {
 	return marshal(out)
 }
 
+// promptOutput is the answer to UserPromptSubmit that Claude Code and
+// Codex (0.169) both read: decision "block" with a reason keeps the prompt
+// from the model, and the agent shows the reason to the person.
+type promptOutput struct {
+	Decision      string `json:"decision,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	SystemMessage string `json:"systemMessage,omitempty"`
+}
+
+// EncodePrompt renders the answer to a user's prompt: a stop blocks it, a
+// warning is shown; nothing else applies before the model is asked.
+func (a Answer) EncodePrompt(h Harness) []byte {
+	switch {
+	case h == Cursor:
+		return []byte("{}\n")
+	case h == OpenCode:
+		return a.encodeOpenCode()
+	}
+	out := promptOutput{SystemMessage: a.reasons(Warn, Warn, false)}
+	if a.Kind() >= Deny {
+		out.Decision, out.Reason = "block", a.reasons(Deny, Stop, false)
+	}
+	if out == (promptOutput{}) {
+		return nil
+	}
+	return marshal(out)
+}
+
 func decision(d, reason string) *preToolUse {
 	return &preToolUse{HookEventName: "PreToolUse", PermissionDecision: d, PermissionDecisionReason: reason}
 }

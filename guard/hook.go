@@ -207,7 +207,8 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness, fc *fa
 	if in.Harness == Cursor {
 		return Answer{}.Encode(Cursor), nil
 	}
-	model := in.isModelRequest()
+	// Before a model request or a prompt, only the spend wire answers.
+	model := in.isModelRequest() || in.isPromptSubmit()
 	if !in.isToolCall() && !model {
 		return nil, nil
 	}
@@ -257,6 +258,9 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness, fc *fa
 	}
 	if err := locked.Save(); err != nil {
 		return fc.deny(), fmt.Errorf("saving session state: %w", err)
+	}
+	if in.isPromptSubmit() {
+		return ans.EncodePrompt(in.Harness), nil
 	}
 	return ans.Encode(in.Harness), nil
 }
@@ -370,7 +374,9 @@ func (h *Hook) runWires(c *call, daily float64) Answer {
 		if v.Kind != Ask || !c.policy.Escalate || halt.Kind != None {
 			return v
 		}
-		return s.Escalation.escalate(v, c.in.Harness, c.in.ToolUseID, c.in.Harness == Codex || c.in.Harness == Gemini || h.replay)
+		// Where the agent cannot ask, its deny is refused as it is made.
+		cannotAsk := received(c.in.Harness, Ask) != Ask.String()
+		return s.Escalation.escalate(v, c.in.Harness, c.in.ToolUseID, cannotAsk || h.replay)
 	}
 	add(asks(loopWire(s, c.Call, c.policy.RepeatRun)))
 	add(asks(failureWire(s, c.policy.FailureRun)))
@@ -388,8 +394,9 @@ func (h *Hook) runWires(c *call, daily float64) Answer {
 	return ans
 }
 
-// beforeModel answers a call that comes before a model request: only the
-// spend wire runs, and no tool call is counted.
+// beforeModel answers a call that comes before a model request or a
+// user's prompt reaches the model: only the spend wire runs, and no tool
+// call is counted.
 func (h *Hook) beforeModel(c *call, daily float64) Answer {
 	s := c.sess
 	if s.Started.IsZero() {

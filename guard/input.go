@@ -134,6 +134,13 @@ func (in *Input) isModelRequest() bool {
 	return in.HookEventName == "chat.params"
 }
 
+// isPromptSubmit reports whether the input is a user's prompt on its way to
+// the model (Claude Code's and Codex's UserPromptSubmit): a session over its
+// cap is blocked there, before the agent sends a paid request.
+func (in *Input) isPromptSubmit() bool {
+	return in.HookEventName == "UserPromptSubmit"
+}
+
 // promptKey names the user prompt the call belongs to, for the prompt cap:
 // Claude Code's prompt_id, Codex's turn_id, "" when the agent sends neither.
 func (in *Input) promptKey() string {

@@ -284,13 +284,13 @@ func spendWire(s *Session, p configs.Policy, daily float64) []Verdict {
 	var out []Verdict
 	id := s.SessionID
 	if v, ok := capCheck(&s.Spend.WarnedCap, &s.Spend.Stopped, s.Spend.USD, s.SessionCap(p), p.WarnAt,
-		"this session", "the session cap", "runaway allow "+id+" --add "+addHint(s.SessionCap(p))); ok {
+		"this session", "the session cap", "runaway allow "+id+" --add "+addHint(s.SessionCap(p)), resumeHint(s.Harness, id)); ok {
 		out = append(out, v)
 	}
 	if s.Spend.Prompt.ID != "" {
 		pr := &s.Spend.Prompt
 		if v, ok := capCheck(&pr.WarnedCap, &pr.Stopped, pr.USD(s.Spend.USD), s.PromptCap(p), p.WarnAt,
-			"this prompt", "the prompt cap", "runaway allow "+id+" --prompt --add "+addHint(s.PromptCap(p))); ok {
+			"this prompt", "the prompt cap", "runaway allow "+id+" --prompt --add "+addHint(s.PromptCap(p)), ""); ok {
 			out = append(out, v)
 		}
 	}
@@ -307,8 +307,22 @@ func spendWire(s *Session, p configs.Policy, daily float64) []Verdict {
 
 const stopHint = "Do not retry: runaway denies every call until the person raises the cap. Tell the person what you were doing and stop."
 
+// resumeHint says how the stopped session goes on without a terminal
+// (claude -p, codex exec), where the agent has such a command; it follows
+// the allow command in the stop message.
+func resumeHint(h Harness, id string) string {
+	switch h {
+	case Claude:
+		return ", then resumes it (without a terminal: `claude -p \"…\" --resume " + id + "`)"
+	case Codex:
+		return ", then resumes it (without a terminal: `codex exec resume " + id + " \"…\"`)"
+	}
+	return ""
+}
+
 // capCheck warns once when spent crosses warnAt of cap and stops at cap.
-func capCheck(warnedCap *float64, stopped *bool, spent, cap, warnAt float64, what, capName, raise string) (Verdict, bool) {
+// raise is the command that raises the cap; then, what follows it.
+func capCheck(warnedCap *float64, stopped *bool, spent, cap, warnAt float64, what, capName, raise, then string) (Verdict, bool) {
 	*stopped = false
 	if cap <= 0 {
 		return Verdict{}, false
@@ -317,8 +331,8 @@ func capCheck(warnedCap *float64, stopped *bool, spent, cap, warnAt float64, wha
 		*stopped = true
 		return Verdict{
 			Kind: Stop, Wire: "spend",
-			Reason: fmt.Sprintf("runaway: %s has spent %s; %s is %s. To go on, the person runs `%s` in their own terminal.",
-				what, usd(spent), capName, usd(cap), raise),
+			Reason: fmt.Sprintf("runaway: %s has spent %s; %s is %s. To go on, the person runs `%s` in their own terminal%s.",
+				what, usd(spent), capName, usd(cap), raise, then),
 			ModelHint: stopHint,
 		}, true
 	}

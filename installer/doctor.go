@@ -413,7 +413,17 @@ func (d *doctor) checkFile(h Harness, w wiredFile) {
 			d.add(StatusOK, w.check+"-changed", "%s is as setup wrote it", name)
 		}
 	}
-	entry, ok := d.checkEntry(h, w, name, entries)
+	byEvent := map[string][]configs.Entry{}
+	for _, e := range entries {
+		byEvent[e.Event] = append(byEvent[e.Event], e)
+	}
+	entry, ok := d.checkEntry(h, w, name, "PreToolUse", byEvent["PreToolUse"])
+	prompt, promptOK := d.checkEntry(h, w, name, "UserPromptSubmit", byEvent["UserPromptSubmit"])
+	for event, es := range byEvent {
+		if event != "PreToolUse" && event != "UserPromptSubmit" {
+			d.add(StatusFail, w.check+"-entry", "%s:%d: a runaway entry under %s, where runaway answers nothing; run: %s", name, es[0].Line, event, w.fix)
+		}
+	}
 	switch {
 	case prior != nil && prior.Project:
 		for _, warning := range sf.Warnings(name, doc) {
@@ -422,20 +432,37 @@ func (d *doctor) checkFile(h Harness, w wiredFile) {
 	case h.ID == "claude":
 		d.checkClaudeSwitch(doc)
 	case h.ID == "codex":
-		d.checkCodexConfig(sf.Path, entry, len(entries) == 1)
+		var trust []trustCheck
+		if len(byEvent["PreToolUse"]) == 1 {
+			trust = append(trust, trustCheck{"codex-trust", entry})
+		}
+		if promptOK {
+			trust = append(trust, trustCheck{"codex-prompt-trust", prompt})
+		}
+		d.checkCodexConfig(sf.Path, trust)
 	}
 	if ok {
 		d.liveTest(h, w.check, entry)
 	}
 }
 
-// checkEntry checks there is exactly one entry and that it is well formed.
-func (d *doctor) checkEntry(h Harness, w wiredFile, name string, entries []configs.Entry) (configs.Entry, bool) {
-	check := w.check + "-entry"
+// checkEntry checks there is exactly one entry under the event and that
+// it is well formed. The PreToolUse entry guards every call; without the
+// UserPromptSubmit one a stopped session's next prompt still reaches the
+// model (warned, since setups before it lack it).
+func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries []configs.Entry) (configs.Entry, bool) {
+	check, what := w.check+"-entry", "each runs on every call"
+	if event == "UserPromptSubmit" {
+		check, what = w.check+"-prompt-entry", "each runs on every prompt"
+	}
 	fix := "run: " + w.fix
 	switch len(entries) {
 	case 0:
-		d.add(StatusFail, check, "no runaway entry in %s: %s is not guarded; %s", name, h.Name, fix)
+		if event == "UserPromptSubmit" {
+			d.add(StatusWarn, check, "no runaway entry under UserPromptSubmit in %s: a prompt in a session over its cap still reaches the model before runaway stops its first tool call; %s", name, fix)
+		} else {
+			d.add(StatusFail, check, "no runaway entry in %s: %s is not guarded; %s", name, h.Name, fix)
+		}
 		return configs.Entry{}, false
 	case 1:
 	default:
@@ -443,15 +470,12 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name string, entries []confi
 		for _, e := range entries {
 			at = append(at, fmt.Sprint(e.Line))
 		}
-		d.add(StatusFail, check, "%d runaway entries in %s (lines %s): each runs on every call; %s (keeps one)", len(entries), name, strings.Join(at, ", "), fix)
+		d.add(StatusFail, check, "%d runaway entries under %s in %s (lines %s): %s; %s (keeps one)", len(entries), event, name, strings.Join(at, ", "), what, fix)
 		return entries[0], false
 	}
 	e := entries[0]
 	bin := d.installedBinary()
 	var problems []string
-	if e.Event != "PreToolUse" {
-		problems = append(problems, fmt.Sprintf("it is under %s, not PreToolUse", e.Event))
-	}
 	if e.Type != "command" {
 		problems = append(problems, fmt.Sprintf("its type is %q, not \"command\"", e.Type))
 	}
@@ -468,7 +492,7 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name string, entries []confi
 		d.add(StatusFail, check, "%s:%d: %s; %s", name, e.Line, strings.Join(problems, "; "), fix)
 		return e, false
 	}
-	d.add(StatusOK, check, "%s:%d runs %s hook %s, ends in || true, timeout %gs", name, e.Line, Tilde(bin), h.ID, e.Timeout)
+	d.add(StatusOK, check, "%s:%d runs %s hook %s on %s, ends in || true, timeout %gs", name, e.Line, Tilde(bin), h.ID, event, e.Timeout)
 	return e, true
 }
 

@@ -19,12 +19,12 @@ import (
 	"github.com/runaway-guard/runaway/configs"
 )
 
-const codexTrustStep = "start codex, type /hooks, and trust runaway's entry"
+const codexTrustStep = "start codex, type /hooks, and trust runaway's entries"
 
 // checkCodexConfig reads $CODEX_HOME/config.toml: hooks switched off, and
 // whether the person trusted runaway's entry. Read-only: runaway never
 // writes the trust itself.
-func (d *doctor) checkCodexConfig(hooksPath string, e configs.Entry, haveEntry bool) {
+func (d *doctor) checkCodexConfig(hooksPath string, entries []trustCheck) {
 	path := filepath.Join(configs.CodexDir(), "config.toml")
 	name := Tilde(path)
 	cfg := map[string]any{}
@@ -52,7 +52,7 @@ func (d *doctor) checkCodexConfig(hooksPath string, e configs.Entry, haveEntry b
 	} else {
 		d.add(StatusOK, "codex-hooks-off", "hooks are on (no [features] hooks = false)")
 	}
-	if !haveEntry {
+	if len(entries) == 0 {
 		return
 	}
 	abs, err := filepath.Abs(hooksPath)
@@ -60,21 +60,32 @@ func (d *doctor) checkCodexConfig(hooksPath string, e configs.Entry, haveEntry b
 		d.add(StatusFail, "codex-trust", "%v", err)
 		return
 	}
-	key, want := CodexTrust(abs, e)
 	hooks, _ := cfg["hooks"].(map[string]any)
 	states, _ := hooks["state"].(map[string]any)
-	state, found := states[key].(map[string]any)
-	have, _ := state["trusted_hash"].(string)
-	switch {
-	case !found || have == "":
-		d.add(StatusWarn, "codex-trust", "runaway's entry is not trusted yet, and Codex skips it silently until it is: %s", codexTrustStep)
-	case state["enabled"] == false:
-		d.add(StatusFail, "codex-trust", "runaway's entry is switched off in Codex's /hooks: start codex, type /hooks, and switch it on")
-	case have != want:
-		d.add(StatusWarn, "codex-trust", "runaway's entry changed since it was trusted (trusted %s, now %s), and Codex skips it until it is trusted again: %s", shortHash(have), shortHash(want), codexTrustStep)
-	default:
-		d.add(StatusOK, "codex-trust", "runaway's entry is trusted (%s)", key)
+	for _, t := range entries {
+		// Each entry has its own key and hash: Codex asks for each in /hooks.
+		key, want := CodexTrust(abs, t.entry)
+		state, found := states[key].(map[string]any)
+		have, _ := state["trusted_hash"].(string)
+		which := "runaway's " + t.entry.Event + " entry"
+		switch {
+		case !found || have == "":
+			d.add(StatusWarn, t.check, "%s is not trusted yet, and Codex skips it silently until it is: %s", which, codexTrustStep)
+		case state["enabled"] == false:
+			d.add(StatusFail, t.check, "%s is switched off in Codex's /hooks: start codex, type /hooks, and switch it on", which)
+		case have != want:
+			d.add(StatusWarn, t.check, "%s changed since it was trusted (trusted %s, now %s), and Codex skips it until it is trusted again: %s", which, shortHash(have), shortHash(want), codexTrustStep)
+		default:
+			d.add(StatusOK, t.check, "%s is trusted (%s)", which, key)
+		}
 	}
+}
+
+// trustCheck is one of runaway's Codex entries whose trust doctor checks,
+// and the check's name.
+type trustCheck struct {
+	check string
+	entry configs.Entry
 }
 
 func shortHash(h string) string {

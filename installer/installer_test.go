@@ -161,8 +161,13 @@ func TestSetupThenRemove(t *testing.T) {
 		t.Fatalf("binary: %v %v", info, err)
 	}
 	es, _, err := configs.ReadSettings(configs.ClaudeSettings(), "settings.json")
-	if err != nil || len(es) != 1 || es[0].Program != paths.Bin || es[0].Timeout != configs.HookTimeout || !es[0].OrTrue {
+	if err != nil || len(es) != 2 || es[0].Event != "PreToolUse" || es[1].Event != "UserPromptSubmit" {
 		t.Fatalf("entries %+v %v", es, err)
+	}
+	for _, e := range es {
+		if e.Program != paths.Bin || e.Timeout != configs.HookTimeout || !e.OrTrue {
+			t.Fatalf("entry %+v", e)
+		}
 	}
 	rec, err := ReadInstalled(paths.Installed)
 	if err != nil || rec.Binary != paths.Bin || rec.File("claude") == nil || rec.File("claude").SHA256 != HashBytes([]byte(read(t, settings))) {

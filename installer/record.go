@@ -41,12 +41,37 @@ type InstalledFile struct {
 	CreatedFile bool `json:"created_file,omitempty"`
 	// CreatedDirs are folders setup made for it, deepest first.
 	CreatedDirs []string `json:"created_dirs,omitempty"`
-	// Undo is what the insert created, so remove can give the bytes back.
-	Undo configs.Undo `json:"undo"`
+	// Undos are what the inserts created (one per entry, in the order
+	// made), so remove can give the bytes back.
+	Undos []configs.Undo `json:"undos,omitempty"`
+	// Undo is the one insert of records written before setup wrote a
+	// UserPromptSubmit entry too; read only.
+	Undo *configs.Undo `json:"undo,omitempty"`
 	// Rules are the agent's own deny rules setup added to this file.
 	Rules *configs.RulesUndo `json:"agent_rules,omitempty"`
 	// Support are files setup created beside it (OpenCode's package-lock.json).
 	Support []SupportFile `json:"support,omitempty"`
+}
+
+// AllUndos are the inserts' undo records, in the order made.
+func (f *InstalledFile) AllUndos() []configs.Undo {
+	if f == nil {
+		return nil
+	}
+	if len(f.Undos) == 0 && f.Undo != nil {
+		return []configs.Undo{*f.Undo}
+	}
+	return f.Undos
+}
+
+// undoFor is the earlier insert's undo record for an event, or nil.
+func (f *InstalledFile) undoFor(event string) *configs.Undo {
+	for _, u := range f.AllUndos() {
+		if u.Event == event {
+			return &u
+		}
+	}
+	return nil
 }
 
 const recordVersion = 1

@@ -149,10 +149,6 @@ func planHookRemove(sf configs.SettingsFile, prior *InstalledFile) (FileEdit, er
 	if err != nil || !snap.Exists {
 		return FileEdit{}, err
 	}
-	var undo *configs.Undo
-	if prior != nil {
-		undo = &prior.Undo
-	}
 	// The deny rules go first: setup added them after the entry.
 	rules := 0
 	if prior != nil && prior.Rules != nil {
@@ -160,7 +156,7 @@ func planHookRemove(sf configs.SettingsFile, prior *InstalledFile) (FileEdit, er
 			return FileEdit{}, err
 		}
 	}
-	n, err := doc.RemoveHooks(undo)
+	n, err := doc.RemoveHooks(prior.AllUndos())
 	if err != nil {
 		return FileEdit{}, err
 	}

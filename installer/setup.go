@@ -80,7 +80,7 @@ type FileEdit struct {
 	project     bool // a project's settings file, not the harness's user file
 	createDirs  []string
 	createdFile bool
-	undo        configs.Undo
+	undos       []configs.Undo
 	rules       *configs.RulesUndo // Claude Code deny rules setup added
 	command     string
 	// what the file is for people, when not a settings file's hook entry.
@@ -364,23 +364,29 @@ func planHookInsert(sf configs.SettingsFile, bin string, prior *InstalledFile) (
 	if err := snap.Writable(); err != nil {
 		return FileEdit{}, err
 	}
-	spec := sf.Spec(bin)
-	undo, err := doc.SetHook(spec)
-	if err != nil {
-		return FileEdit{}, err
+	var undos []configs.Undo
+	var command string
+	for _, spec := range sf.Specs(bin) {
+		u, err := doc.SetHook(spec)
+		if err != nil {
+			return FileEdit{}, err
+		}
+		undos = append(undos, u)
+		command = spec.Command
 	}
 	edit := FileEdit{
 		Harness: sf.Harness, Path: sf.Path, Before: snap.Data, After: doc.Pack(),
-		Warnings: sf.Warnings(name, doc), snap: snap, command: spec.Command,
+		Warnings: sf.Warnings(name, doc), snap: snap, command: command,
 		createdFile: !snap.Exists,
 	}
 	if !snap.Exists {
 		edit.createDirs = missingDirs(filepath.Dir(snap.Real))
 	}
-	var earlier *configs.Undo
-	if prior != nil && filepath.Clean(prior.Path) == filepath.Clean(sf.Path) {
+	if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(sf.Path) {
+		prior = nil
+	}
+	if prior != nil {
 		// What an earlier setup created stays setup's to remove.
-		earlier = &prior.Undo
 		edit.createdFile = prior.CreatedFile || edit.createdFile
 		for _, d := range prior.CreatedDirs {
 			if !slices.Contains(edit.createDirs, d) {
@@ -388,8 +394,26 @@ func planHookInsert(sf configs.SettingsFile, bin string, prior *InstalledFile) (
 			}
 		}
 	}
-	edit.undo = undo.Merge(earlier)
+	edit.undos = mergeUndos(undos, prior)
 	return edit, nil
+}
+
+// mergeUndos keeps, for each entry this setup only updated in place, what
+// an earlier setup's insert created. An entry the earlier setup created
+// keeps its place in the order: its undo runs after those of later ones.
+func mergeUndos(now []configs.Undo, prior *InstalledFile) []configs.Undo {
+	var out []configs.Undo
+	for _, u := range prior.AllUndos() {
+		if i := slices.IndexFunc(now, func(n configs.Undo) bool { return n.Event == u.Event }); i >= 0 {
+			out = append(out, now[i].Merge(&u))
+		}
+	}
+	for _, u := range now {
+		if prior.undoFor(u.Event) == nil {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // missingDirs lists dir and its missing parents, deepest first.
@@ -468,7 +492,7 @@ func (p *SetupPlan) Apply() error {
 		case f.Harness != "":
 			rec.put(InstalledFile{
 				Harness: f.Harness, Path: f.Path, Project: f.project, Command: f.command, SHA256: HashBytes(f.After),
-				CreatedFile: f.createdFile, CreatedDirs: f.createDirs, Undo: f.undo, Rules: f.rules, Support: f.support,
+				CreatedFile: f.createdFile, CreatedDirs: f.createDirs, Undos: f.undos, Rules: f.rules, Support: f.support,
 			})
 		}
 	}

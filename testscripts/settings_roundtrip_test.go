@@ -140,8 +140,8 @@ func roundTrip(t *testing.T, agent, fixture string) {
 			t.Errorf("%s is not strict JSON after setup:\n%s", h.rel, b.data)
 			continue
 		}
-		if n := entriesByEvent(t, b.data, configs.HookCommand(bin, h.harness)); len(n) != 1 || n["PreToolUse"] != 1 {
-			t.Errorf("%s holds runaway entries %v after setup, want one under PreToolUse:\n%s", h.rel, n, b.data)
+		if n := entriesByEvent(t, b.data, configs.HookCommand(bin, h.harness)); len(n) != 2 || n["PreToolUse"] != 1 || n["UserPromptSubmit"] != 1 {
+			t.Errorf("%s holds runaway entries %v after setup, want one under PreToolUse and one under UserPromptSubmit:\n%s", h.rel, n, b.data)
 		}
 	}
 	if !wired && !bytes.Equal(afterSetup[rel].data, orig) {
@@ -170,7 +170,7 @@ func roundTrip(t *testing.T, agent, fixture string) {
 	}
 	// This home is under /tmp, which Codex's default sandbox lets commands
 	// write: doctor says runaway's files are held by the guard rail only.
-	want := append([]string{"codex-trust", "codex-protection"}, doctorWarns[filepath.Base(fixture)]...)
+	want := append([]string{"codex-trust", "codex-prompt-trust", "codex-protection"}, doctorWarns[filepath.Base(fixture)]...)
 	slices.Sort(warned)
 	slices.Sort(want)
 	if !slices.Equal(warned, want) {
