@@ -106,7 +106,7 @@ func TestWindowsEntriesAsWritten(t *testing.T) {
 			if _, err := d2.SetHook(tt.file.Spec(winBin)); err != nil || string(d2.Pack()) != string(out) {
 				t.Fatalf("second setup changed the file (%v):\n%s", err, d2.Pack())
 			}
-			if n, err := d2.RemoveHooks(&u); err != nil || n != 1 || string(d2.Pack()) != in {
+			if n, err := d2.RemoveHooks([]Undo{u}); err != nil || n != 1 || string(d2.Pack()) != in {
 				t.Fatalf("remove: %d %v\n%q", n, err, d2.Pack())
 			}
 		})

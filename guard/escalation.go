@@ -80,6 +80,9 @@ func (e *Escalation) escalate(v Verdict, h Harness, toolUseID string, settled bo
 		switch h {
 		case Codex:
 			what = "runaway denied this earlier in this prompt and the agent went on the same way: runaway denies every call until the next prompt."
+		case OpenCode:
+			// No prompt id either: the stop is this call's deny.
+			what = "runaway denied this earlier and the agent went on the same way: runaway denies it again."
 		case Gemini:
 			// No prompt id: Gemini CLI's continue:false ends the run itself.
 			what = "runaway denied this earlier and the agent went on the same way: runaway ends the run."

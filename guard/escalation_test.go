@@ -6,7 +6,9 @@ import (
 	"github.com/runaway-guard/runaway/transcripts"
 )
 
-func loopAsk() Verdict { return Verdict{Kind: Ask, Wire: "loop", Reason: "runaway: the same Bash call 5 times in a row"} }
+func loopAsk() Verdict {
+	return Verdict{Kind: Ask, Wire: "loop", Reason: "runaway: the same Bash call 5 times in a row"}
+}
 
 // Only a refusal escalates: an ask whose result is not in the transcript
 // yet, or was approved, leaves the next trigger an ask.

@@ -307,15 +307,24 @@ func spendWire(s *Session, p configs.Policy, daily float64) []Verdict {
 
 const stopHint = "Do not retry: runaway denies every call until the person raises the cap. Tell the person what you were doing and stop."
 
-// resumeHint says how the stopped session goes on without a terminal
-// (claude -p, codex exec), where the agent has such a command; it follows
-// the allow command in the stop message.
-func resumeHint(h Harness, id string) string {
+// Resume names the commands that resume a session of the agent: in a
+// terminal, and without one (claude -p, codex exec); "" where runaway does
+// not know them.
+func Resume(h Harness, id string) (interactive, script string) {
 	switch h {
 	case Claude:
-		return ", then resumes it (without a terminal: `claude -p \"…\" --resume " + id + "`)"
+		return "claude --resume " + id, `claude -p "…" --resume ` + id
 	case Codex:
-		return ", then resumes it (without a terminal: `codex exec resume " + id + " \"…\"`)"
+		return "codex resume " + id, "codex exec resume " + id + ` "…"`
+	}
+	return "", ""
+}
+
+// resumeHint says how the stopped session goes on without a terminal; it
+// follows the allow command in the stop message.
+func resumeHint(h Harness, id string) string {
+	if _, script := Resume(h, id); script != "" {
+		return ", then resumes it (without a terminal: `" + script + "`)"
 	}
 	return ""
 }

@@ -95,8 +95,8 @@ func runAllow(w io.Writer, o allowOptions) error {
 			pricing.Dollars(over), sess.SessionID, wholeDollarsAbove(over))
 		return nil
 	}
-	if sess.Harness == guard.Claude {
-		fmt.Fprintf(w, "To go on: claude --resume %s\n", sess.SessionID)
+	if term, script := guard.Resume(sess.Harness, sess.SessionID); term != "" {
+		fmt.Fprintf(w, "To go on: %s (without a terminal: %s)\n", term, script)
 	}
 	return nil
 }
