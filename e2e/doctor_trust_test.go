@@ -68,9 +68,10 @@ func codexHookState(t *testing.T, s *sandbox) []map[string]any {
 	return nil
 }
 
-// doctor's codex-trust check computes the hash Codex records for runaway's
-// entry: trusting it with the hash the real Codex reports turns doctor's
-// warning into ok, and Codex then calls the entry trusted.
+// doctor's codex-trust checks compute the hash Codex records for each of
+// runaway's entries (PreToolUse and UserPromptSubmit, each with its own key
+// and hash): trusting them with the hashes the real Codex reports turns
+// doctor's warnings into ok, and Codex then calls both entries trusted.
 func TestDoctorCodexTrustMatchesCodex(t *testing.T) {
 	codexAgent.require(t)
 	requireCommand(t, "setup")
@@ -78,30 +79,45 @@ func TestDoctorCodexTrustMatchesCodex(t *testing.T) {
 	s.installRunaway()
 
 	r := s.runaway("doctor")
-	if !regexp.MustCompile(`(?m)^warn +codex-trust +runaway's entry is not trusted yet`).MatchString(r.Stdout) {
-		t.Fatalf("before trust, doctor said:\n%s", r.Stdout)
+	for _, check := range []string{"codex-trust +runaway's PreToolUse entry", "codex-prompt-trust +runaway's UserPromptSubmit entry"} {
+		if !regexp.MustCompile(`(?m)^warn +` + check + ` is not trusted yet`).MatchString(r.Stdout) {
+			t.Fatalf("before trust, doctor said:\n%s", r.Stdout)
+		}
 	}
 
 	hooks := codexHookState(t, s)
-	if len(hooks) != 1 {
-		t.Fatalf("codex lists %d hooks, want runaway's one: %v", len(hooks), hooks)
+	if len(hooks) != 2 {
+		t.Fatalf("codex lists %d hooks, want runaway's two: %v", len(hooks), hooks)
 	}
-	h := hooks[0]
-	key, _ := h["key"].(string)
-	hash, _ := h["currentHash"].(string)
-	if h["trustStatus"] != "untrusted" || !strings.HasPrefix(hash, "sha256:") {
-		t.Fatalf("codex reports %v", h)
+	var toml strings.Builder
+	keys := map[string]bool{}
+	for _, h := range hooks {
+		key, _ := h["key"].(string)
+		hash, _ := h["currentHash"].(string)
+		if h["trustStatus"] != "untrusted" || !strings.HasPrefix(hash, "sha256:") {
+			t.Fatalf("codex reports %v", h)
+		}
+		keys[key] = true
+		fmt.Fprintf(&toml, "[hooks.state.%q]\ntrusted_hash = %q\n\n", key, hash)
 	}
-	if want := filepath.Join(s.codexDir, "hooks.json") + ":pre_tool_use:0:0"; key != want {
-		t.Errorf("codex's key %q, doctor's %q", key, want)
+	hooksJSON := filepath.Join(s.codexDir, "hooks.json")
+	if !keys[hooksJSON+":pre_tool_use:0:0"] || !keys[hooksJSON+":user_prompt_submit:0:0"] {
+		t.Errorf("codex's keys %v, doctor's %s:{pre_tool_use,user_prompt_submit}:0:0", keys, hooksJSON)
 	}
-	s.writeFile(filepath.Join(s.codexDir, "config.toml"), fmt.Sprintf("[hooks.state.%q]\ntrusted_hash = %q\n", key, hash))
+	s.writeFile(filepath.Join(s.codexDir, "config.toml"), toml.String())
 
 	r = s.runaway("doctor")
-	if !regexp.MustCompile(`(?m)^ok +codex-trust +runaway's entry is trusted \(` + regexp.QuoteMeta(key) + `\)`).MatchString(r.Stdout) {
-		t.Fatalf("with the hash Codex reports (%s), doctor said:\n%s", hash, r.Stdout)
+	for _, want := range []string{
+		`(?m)^ok +codex-trust +runaway's PreToolUse entry is trusted \(` + regexp.QuoteMeta(hooksJSON+":pre_tool_use:0:0") + `\)`,
+		`(?m)^ok +codex-prompt-trust +runaway's UserPromptSubmit entry is trusted \(` + regexp.QuoteMeta(hooksJSON+":user_prompt_submit:0:0") + `\)`,
+	} {
+		if !regexp.MustCompile(want).MatchString(r.Stdout) {
+			t.Fatalf("with the hashes Codex reports, doctor said:\n%s", r.Stdout)
+		}
 	}
-	if got := codexHookState(t, s)[0]["trustStatus"]; got != "trusted" {
-		t.Fatalf("after writing the trust, codex says %v", got)
+	for _, h := range codexHookState(t, s) {
+		if h["trustStatus"] != "trusted" {
+			t.Fatalf("after writing the trust, codex says %v", h)
+		}
 	}
 }

@@ -39,6 +39,8 @@ type Verdict struct {
 	// ModelHint is added to the reason where the model, not the person,
 	// reads it (Codex, which has no "ask"): what the model should do.
 	ModelHint string
+	// Allow is the command that raises the cap behind a spend stop.
+	Allow string
 }
 
 // Answer is the combined result of all wires for one call: the strongest

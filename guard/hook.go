@@ -259,6 +259,7 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness, fc *fa
 	if err := locked.Save(); err != nil {
 		return fc.deny(), fmt.Errorf("saving session state: %w", err)
 	}
+	h.notify(c, ans)
 	if in.isPromptSubmit() {
 		return ans.EncodePrompt(in.Harness), nil
 	}

@@ -342,7 +342,7 @@ func capCheck(warnedCap *float64, stopped *bool, spent, cap, warnAt float64, wha
 			Kind: Stop, Wire: "spend",
 			Reason: fmt.Sprintf("runaway: %s has spent %s; %s is %s. To go on, the person runs `%s` in their own terminal%s.",
 				what, usd(spent), capName, usd(cap), raise, then),
-			ModelHint: stopHint,
+			ModelHint: stopHint, Allow: raise,
 		}, true
 	}
 	if spent >= warnAt*cap && *warnedCap != cap {
