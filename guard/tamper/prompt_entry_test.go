@@ -10,8 +10,7 @@ import (
 // Setup writes a UserPromptSubmit entry next to the PreToolUse one (it
 // blocks a prompt of a session over its cap before it reaches the model),
 // and Codex keeps a trust record for each: the agent may drop neither, nor
-// untrust either; the person's other hooks under UserPromptSubmit stay
-// editable.
+// untrust either.
 func TestTamperPromptSubmitEntry(t *testing.T) {
 	th := newTamperHome(t)
 	h := th.home
@@ -58,7 +57,6 @@ trusted_hash = "sha256:000000000000000000000000000000000000000000000000000000000
 		{"Edit codex prompt trust away", "Edit", map[string]any{"file_path": codexConfig, "old_string": trust, "new_string": ""}, true, "trust record of runaway's hook"},
 		{"Edit codex prompt trust disabled", "Edit", map[string]any{"file_path": codexConfig, "old_string": trust, "new_string": trust + "\nenabled = false"}, true, "trust record"},
 
-		{"Edit another tool's prompt hook", "Edit", map[string]any{"file_path": settings, "old_string": "/opt/prompt-logger", "new_string": "/opt/prompt-logger --quiet"}, false, ""},
 		{"Read settings", "Read", map[string]any{"file_path": settings}, false, ""},
 	})
 }
