@@ -23,6 +23,11 @@ func init() { register(newStatusCmd) }
 type statusOptions struct {
 	session string
 	json    bool
+	// watch redraws the active sessions every interval, count times (0:
+	// until ctrl-c).
+	watch    bool
+	interval time.Duration
+	count    int
 }
 
 func newStatusCmd() *cobra.Command {
@@ -34,16 +39,36 @@ func newStatusCmd() *cobra.Command {
 folder, models, spend against the cap, warned or stopped, the failure and
 repeat runs, the last decision and the last activity. SESSION is a session
 id or its first characters. Spend is brought up to date with the
-transcripts as status runs; status itself writes nothing.`,
+transcripts as status runs; status itself writes nothing.
+
+--watch is a live view for someone watching an unattended run: every
+--interval it redraws, in place, one line per session active in the last
+hour, with its spend against its cap as a bar, its state, its last
+decision and its calls per minute. Not on a terminal, it prints one plain
+block per refresh instead, for a log.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.session = args[0]
 			}
+			if o.watch {
+				help := []string{"runaway status --help"}
+				if o.json {
+					return &userError{msg: "--watch and --json do not go together: for scripts, run status --json at your own pace", hints: help, code: exitUsage}
+				}
+				if o.interval <= 0 || o.count < 0 {
+					return &userError{msg: "--interval takes a duration above 0, such as 2s, and --count 0 or more", hints: help, code: exitUsage}
+				}
+				return runWatch(cmd.OutOrStdout(), isTerminal(cmd.OutOrStdout()), o)
+			}
 			return runStatus(cmd.OutOrStdout(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON for scripts")
+	f := cmd.Flags()
+	f.BoolVar(&o.json, "json", false, "print JSON for scripts")
+	f.BoolVarP(&o.watch, "watch", "w", false, "a live view of the active sessions, redrawn until ctrl-c")
+	f.DurationVar(&o.interval, "interval", 2*time.Second, "with --watch: how often to redraw")
+	f.IntVar(&o.count, "count", 0, "with --watch: stop after this many redraws (0: never)")
 	return cmd
 }
 
