@@ -29,12 +29,17 @@ func oracleNormalize(model string) string {
 		m = m[i+len("anthropic."):]
 	}
 	m = oracleBedrockVer.ReplaceAllString(m, "")
-	m = oracleDateSuffix.ReplaceAllString(m, "")
-	for _, s := range []string{"-latest", "-fast"} {
-		if strings.HasSuffix(m, s) && m != "codex-mini-latest" {
-			m = strings.TrimSuffix(m, s)
+	suffixes := func() {
+		for _, s := range []string{"-latest", "-fast"} {
+			if strings.HasSuffix(m, s) && m != "codex-mini-latest" {
+				m = strings.TrimSuffix(m, s)
+			}
 		}
 	}
+	// -fast and -latest come before or after a date.
+	suffixes()
+	m = oracleDateSuffix.ReplaceAllString(m, "")
+	suffixes()
 	return oracleClaudeDotVer.ReplaceAllString(m, "$1-$2")
 }
 
@@ -62,7 +67,7 @@ var modelIDSeeds = []string{
 	"claude-3-opus", "claude-3-5-sonnet", "claude-3-55-haiku", "claude-35-haiku", "claude-3-5-mythos", "claude-3-haikux",
 	"claude-fable-5", "claude-mythos", "claude-", "claude", "gpt-5", "gpt-5.", "gpt-5.1.2", "gpt-5-codex-mini",
 	"gpt-5.1-codex-mini", "gpt-5-", "gpt-5-codex-", "gpt-", "gpt-x", "gpt-12.34-a-b-c", "gpt-5-Codex", "o3", "",
-	"claude-opus-4-8-latest", "gpt-5-latest-fast", "claude-opus-4-1-20250805-v1", "claude-sonnet-4.5-20250929",
+	"claude-opus-4-8-latest", "gpt-5-latest-fast", "claude-opus-4-6-20260205-fast", "claude-opus-4-6-fast-20260205", "claude-opus-4-1-20250805-v1", "claude-sonnet-4.5-20250929",
 }
 
 func TestNormalizeMatchesRegexps(t *testing.T) {

@@ -181,7 +181,8 @@ func (t *Table) With(overrides map[string]Override) (*Table, error) {
 		set(&p.WebSearch, o.WebSearchPerRequest)
 		// A user's price is the price: no long-context or multiplier rules
 		// the user did not state.
-		p.LongContext, p.Source, p.Checked = nil, "runaway config (prices)", ""
+		p.LongContext, p.USMultiplier, p.FastMultiplier = nil, 0, 0
+		p.Source, p.Checked = "runaway config (prices)", ""
 		if ok {
 			models[i] = p
 		} else {
@@ -227,26 +228,99 @@ func (t *Table) lookup(model string) (*Price, bool) {
 	return l.price, l.estimated
 }
 
-// fallback is the index of the price used for an id not in the table.
+// fallback is the index of the price used for an id not in the table. A
+// model newer than every model of its family (by the version in its id) is
+// priced like the family's newest: a new release. Any other is priced like
+// the family's most expensive model, since the newest may be the cheapest
+// and, when unsure, runaway never prices lower. Without a family: the most
+// expensive model in the table.
 func (t *Table) fallback(id string) int {
 	fam, prov := familyOf(id), providerOf(id)
-	best := -1
+	v := versionOf(id)
 	for _, try := range []string{fam, baseFamily(fam)} {
+		newest, dearest := -1, -1
+		var top []int
 		for i, p := range t.models {
-			if try != "" && p.Family == try && p.Provider == prov && (best < 0 || newer(p, t.models[best])) {
-				best = i
+			if try == "" || p.Family != try || p.Provider != prov {
+				continue
+			}
+			if newest < 0 || newer(p, t.models[newest]) {
+				newest = i
+			}
+			if dearest < 0 || dearer(p, t.models[dearest]) {
+				dearest = i
+			}
+			if pv := versionOf(p.ID); compareVersions(pv, top) > 0 {
+				top = pv
 			}
 		}
-		if best >= 0 {
-			return best
+		if newest < 0 {
+			continue
 		}
+		if v != nil && compareVersions(v, top) > 0 {
+			return newest
+		}
+		return dearest
 	}
+	best := -1
 	for i, p := range t.models {
 		if best < 0 || p.Input+p.Output > t.models[best].Input+t.models[best].Output {
 			best = i
 		}
 	}
 	return best
+}
+
+// dearer reports whether a costs more than b (input + output), the newer
+// on a tie.
+func dearer(a, b Price) bool {
+	if a.Input+a.Output != b.Input+b.Output {
+		return a.Input+a.Output > b.Input+b.Output
+	}
+	return newer(a, b)
+}
+
+// versionOf is the version in a model id: its runs of one or two digits
+// (claude-3-5-sonnet and claude-sonnet-3-5 → 3.5, gpt-5.1-codex → 5.1,
+// o3-pro → 3); longer runs are dates. Nil when the id has none.
+func versionOf(id string) []int {
+	var v []int
+	for i := 0; i < len(id); {
+		n := digits(id[i:])
+		if n == 0 {
+			i++
+			continue
+		}
+		if n <= 2 {
+			x := 0
+			for _, c := range id[i : i+n] {
+				x = x*10 + int(c-'0')
+			}
+			v = append(v, x)
+		}
+		i += n
+	}
+	return v
+}
+
+// compareVersions compares two versions part by part, a missing part as 0.
+func compareVersions(a, b []int) int {
+	for i := range max(len(a), len(b)) {
+		var x, y int
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			if x > y {
+				return 1
+			}
+			return -1
+		}
+	}
+	return 0
 }
 
 func newer(a, b Price) bool {
@@ -313,13 +387,20 @@ func Normalize(model string) string {
 		m = m[i+len("anthropic."):]
 	}
 	m = trimBedrockVersion(m)
-	m = trimDate(m)
+	// -fast and -latest come before or after a date.
+	m = trimDate(trimSuffixes(m))
+	return claudeDotVersion(trimSuffixes(m))
+}
+
+// trimSuffixes drops -latest and -fast (codex-mini-latest is a model's
+// name).
+func trimSuffixes(m string) string {
 	for _, s := range []string{"-latest", "-fast"} {
 		if strings.HasSuffix(m, s) && m != "codex-mini-latest" {
 			m = strings.TrimSuffix(m, s)
 		}
 	}
-	return claudeDotVersion(m)
+	return m
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

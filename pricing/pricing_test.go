@@ -84,7 +84,7 @@ func TestUnknownModelFallback(t *testing.T) {
 	for model, want := range map[string]string{
 		"claude-opus-9-1":                    "claude-opus-5-5", // newest opus by release date
 		"claude-sonnet-7":                    "claude-sonnet-5-5",
-		"claude-3-9-haiku":                   "claude-haiku-5-5",
+		"claude-3-9-haiku":                   "claude-haiku-4-5", // older than the newest: the dearest haiku
 		"gpt-5.9-codex":                      "gpt-5.3-codex", // newest of gpt-5-codex
 		"gpt-5.9-codex-ultra":                "gpt-5.6-sol",   // no such family: newest gpt-5
 		"gemini-3.9-flash":                   "gemini-3.8-flash",
@@ -199,5 +199,79 @@ func TestLedgerPricesTheDifference(t *testing.T) {
 	l.Add(tab, "", Usage{Input: 10}, Usage{})
 	if !l.Estimated || l.Models[UnknownModel] == nil {
 		t.Errorf("usage without a model must be estimated under %s", UnknownModel)
+	}
+}
+
+// A price set in the config is the price: no US-region or fast-mode
+// multiplier on top of it, as the README says.
+func TestOverrideUsedAsIs(t *testing.T) {
+	tab, err := Default().With(map[string]Override{"claude-opus-4-6": {Input: ptr(1.0), Output: ptr(2.0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []Usage{{Input: 1_000_000, Geo: "us"}, {Input: 1_000_000, Speed: "fast"}} {
+		if c := tab.Cost("claude-opus-4-6", u); !near(c.USD, 1) {
+			t.Errorf("%+v: $%.4f, want the set $1.00", u, c.USD)
+		}
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// Models people still use are in the table, at their list prices.
+func TestOlderModelsPricedAtListPrice(t *testing.T) {
+	tab := Default()
+	for model, want := range map[string][2]float64{ // input, output per million
+		"claude-3-5-sonnet-20241022": {3, 15},
+		"claude-3-5-sonnet-20240620": {3, 15},
+		"claude-3-opus-20240229":     {15, 75},
+		"gpt-4o":                     {2.5, 10},
+		"gpt-4o-2024-08-06":          {2.5, 10},
+		"gpt-4o-mini-2024-07-18":     {0.15, 0.6},
+		"gpt-4.1":                    {2, 8},
+		"gpt-4.1-mini-2025-04-14":    {0.4, 1.6},
+		"gpt-4.1-nano":               {0.1, 0.4},
+		"o1":                         {15, 60},
+		"o3-mini":                    {1.1, 4.4},
+		"o3-pro":                     {20, 80},
+		"o3-pro-2025-06-10":          {20, 80},
+		"gpt-5-nano":                 {0.05, 0.4},
+		"gpt-5-pro":                  {15, 120},
+	} {
+		p, est := tab.Lookup(model)
+		if est || p.Input != want[0] || p.Output != want[1] {
+			t.Errorf("%s priced as %s $%g/$%g (estimated %v), want $%g/$%g from the table", model, p.ID, p.Input, p.Output, est, want[0], want[1])
+		}
+	}
+}
+
+// A -fast suffix after a date names the same model.
+func TestFastSuffixAfterDate(t *testing.T) {
+	for in, want := range map[string]string{
+		"claude-opus-4-6-20260205-fast": "claude-opus-4-6",
+		"claude-opus-4-8-fast-20260821": "claude-opus-4-8",
+		"claude-opus-4-6-fast":          "claude-opus-4-6",
+	} {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// An unknown model older than the newest of its family is never priced
+// below any model of the family: the newest may be the cheapest.
+func TestUnknownOlderModelNeverPricedLower(t *testing.T) {
+	tab := Default()
+	for _, model := range []string{"claude-3-9-haiku", "claude-sonnet-3-9", "claude-opus-4-3"} {
+		p, est := tab.Lookup(model)
+		if !est {
+			t.Fatalf("%s is in the table", model)
+		}
+		fam := familyOf(Normalize(model))
+		for _, m := range tab.Models() {
+			if m.Family == fam && m.Provider == p.Provider && m.Input+m.Output > p.Input+p.Output {
+				t.Errorf("%s priced as %s ($%g/$%g), below %s ($%g/$%g)", model, p.ID, p.Input, p.Output, m.ID, m.Input, m.Output)
+			}
+		}
 	}
 }
