@@ -85,8 +85,8 @@ func TestUnknownModelFallback(t *testing.T) {
 		"claude-opus-9-1":                    "claude-opus-5-5", // newest opus by release date
 		"claude-sonnet-7":                    "claude-sonnet-5-5",
 		"claude-3-9-haiku":                   "claude-haiku-4-5", // older than the newest: the dearest haiku
-		"gpt-5.9-codex":                      "gpt-5.3-codex", // newest of gpt-5-codex
-		"gpt-5.9-codex-ultra":                "gpt-5.6-sol",   // no such family: newest gpt-5
+		"gpt-5.9-codex":                      "gpt-5.3-codex",    // newest of gpt-5-codex
+		"gpt-5.9-codex-ultra":                "gpt-5.6-sol",      // no such family: newest gpt-5
 		"gemini-3.9-flash":                   "gemini-3.8-flash",
 		"gemini-4-pro-preview":               "gemini-3.1-pro-preview",
 		"gemini-3.9-flash-lite":              "gemini-3.5-flash-lite",
