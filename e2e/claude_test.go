@@ -48,9 +48,9 @@ type claudeOpts struct {
 	Args   []string // more arguments for claude
 }
 
-// runClaude runs `claude -p prompt --output-format json` against the fake
-// server, with nothing but loopback to talk to.
-func (s *sandbox) runClaude(srv *anthropicServer, prompt string, o claudeOpts) claudeRun {
+// runClaudeRaw runs `claude -p prompt --output-format json` and returns
+// what it printed, whatever it was.
+func (s *sandbox) runClaudeRaw(srv *anthropicServer, prompt string, o claudeOpts) claudeRun {
 	s.t.Helper()
 	claudeAgent.require(s.t)
 	args := []string{"-p", prompt, "--output-format", "json", "--allowedTools", "Bash,Agent"}
@@ -72,6 +72,14 @@ func (s *sandbox) runClaude(srv *anthropicServer, prompt string, o claudeOpts) c
 		env[k] = v
 	}
 	r := claudeRun{procResult: s.exec(env, "", claudeAgent.path, args...)}
+	return r
+}
+
+// runClaude runs `claude -p prompt --output-format json` against the fake
+// server, with nothing but loopback to talk to, and reads its JSON result.
+func (s *sandbox) runClaude(srv *anthropicServer, prompt string, o claudeOpts) claudeRun {
+	s.t.Helper()
+	r := s.runClaudeRaw(srv, prompt, o)
 	if err := json.Unmarshal([]byte(strings.TrimSpace(r.Stdout)), &r.Result); err != nil {
 		s.t.Fatalf("claude -p printed no JSON result (exit %d): %v\nstdout:\n%s\nstderr:\n%s", r.Code, err, r.Stdout, r.Stderr)
 	}
