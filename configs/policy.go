@@ -9,11 +9,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/adrg/xdg"
 	"github.com/tailscale/hujson"
 )
 
@@ -63,9 +61,10 @@ func DefaultPolicy() Policy {
 	}
 }
 
-// PolicyPath is runaway's config file: $XDG_CONFIG_HOME/runaway/config.json.
+// PolicyPath is runaway's config file: config.json in OwnDirs().Config
+// ($XDG_CONFIG_HOME/runaway).
 func PolicyPath() string {
-	return filepath.Join(xdg.ConfigHome, "runaway", "config.json")
+	return OwnDirs().ConfigFile()
 }
 
 // EnvPrefix starts the environment variables that override single fields:

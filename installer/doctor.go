@@ -52,7 +52,9 @@ type doctor struct {
 	rec    *Installed
 	agents map[string]Found
 	shell  string
-	out    []Check
+	// platform decides the entry form doctor expects (see configs.HandlerFor).
+	platform configs.Platform
+	out      []Check
 }
 
 func (d *doctor) add(s Status, check, format string, args ...any) {
@@ -67,9 +69,11 @@ func Doctor(opts DoctorOptions) []Check {
 	if opts.Paths != nil {
 		d.paths = *opts.Paths
 	}
-	for _, f := range Detect() {
+	found := Detect()
+	for _, f := range found {
 		d.agents[f.ID] = f
 	}
+	d.platform = thisPlatform(found)
 	var err error
 	if d.rec, err = ReadInstalled(d.paths.Installed); err != nil {
 		d.add(StatusFail, "record", "%v; run: runaway setup", err)
@@ -479,12 +483,12 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries 
 	if e.Type != "command" {
 		problems = append(problems, fmt.Sprintf("its type is %q, not \"command\"", e.Type))
 	}
-	if filepath.Clean(e.Program) != filepath.Clean(bin) {
+	if !configs.SamePath(e.Program, bin) {
 		problems = append(problems, fmt.Sprintf("it runs %s, not the installed %s", e.Program, Tilde(bin)))
 	}
-	if !e.OrTrue {
-		problems = append(problems, "it does not end in `|| true`, so a crashed runaway could block the agent")
-	}
+	sf := w.sf
+	sf.Platform = d.platform
+	problems = append(problems, formProblems(e, sf.Spec(bin), h.Name)...)
 	if !e.HasTimeout {
 		problems = append(problems, fmt.Sprintf("it has no timeout, so a stuck hook holds the agent for %s's default", h.Name))
 	}
@@ -492,8 +496,36 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries 
 		d.add(StatusFail, check, "%s:%d: %s; %s", name, e.Line, strings.Join(problems, "; "), fix)
 		return e, false
 	}
-	d.add(StatusOK, check, "%s:%d runs %s hook %s on %s, ends in || true, timeout %gs", name, e.Line, Tilde(bin), h.ID, event, e.Timeout)
+	form := "ends in || true"
+	switch {
+	case e.ExecForm:
+		form = "exec form, no shell"
+	case e.CommandWindows != "":
+		form = "ends in || true, commandWindows for PowerShell"
+	}
+	d.add(StatusOK, check, "%s:%d runs %s hook %s on %s, %s, timeout %gs", name, e.Line, Tilde(bin), h.ID, event, form, e.Timeout)
 	return e, true
+}
+
+// formProblems compares an entry's form with the one setup writes on this
+// platform (want): a form the agent's shell here misreads fails quietly.
+func formProblems(e configs.Entry, want configs.HookSpec, agent string) []string {
+	var out []string
+	switch {
+	case want.Args != nil && !e.ExecForm:
+		out = append(out, agent+" runs the exec form (command + args) here, with no shell to misquote the path; the entry is a shell command")
+	case want.Args == nil && e.ExecForm:
+		out = append(out, "it is in exec form (command + args), which this "+agent+" does not run")
+	case !e.ExecForm && strings.HasSuffix(want.Command, "|| true") && !e.OrTrue:
+		out = append(out, "it does not end in `|| true`, so a crashed runaway could block the agent")
+	}
+	if want.Shell != e.Shell {
+		out = append(out, fmt.Sprintf("its \"shell\" is %q, not %q", e.Shell, want.Shell))
+	}
+	if want.CommandWindows != "" && e.CommandWindows == "" {
+		out = append(out, "it has no commandWindows: "+agent+" runs the command in PowerShell here, which echoes a quoted path instead of running it")
+	}
+	return out
 }
 
 // checkClaudeSwitch looks for disableAllHooks in the user settings and in
@@ -583,7 +615,12 @@ func (d *doctor) liveTest(h Harness, prefix string, e configs.Entry) {
 	if e.OrTrue {
 		command = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(command, "true")), "||"))
 	}
-	cmd := exec.CommandContext(ctx, d.shell, "-c", command)
+	cmd, via := exec.CommandContext(ctx, d.shell, "-c", command), d.shell
+	if e.ExecForm || d.platform.OS == "windows" {
+		// No shell in exec form; on Windows the agents' PowerShell and Git
+		// Bash are theirs to find, so the program is run as they would.
+		cmd, via = exec.CommandContext(ctx, e.Program, e.Args...), "no shell"
+	}
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))
 	cmd.Stdin = strings.NewReader(sampleInput(h.ID, transcript))
@@ -619,7 +656,7 @@ func (d *doctor) liveTest(h Harness, prefix string, e configs.Entry) {
 	if len(answer) > 0 {
 		what = string(answer)
 	}
-	d.add(StatusOK, check, "a sample call through %s answered in %s (%s), timeout %s", d.shell, took, what, limit)
+	d.add(StatusOK, check, "a sample call through %s answered in %s (%s), timeout %s", via, took, what, limit)
 }
 
 func (d *doctor) checkCursor(h Harness) {

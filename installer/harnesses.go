@@ -95,6 +95,8 @@ type Found struct {
 	Version string
 	// Settings is the file setup edits for it ("" when none).
 	Settings string
+	// Program is the agent's program found on PATH ("" when none).
+	Program string
 }
 
 // Detect looks for every harness. It only looks at files and PATH.
@@ -141,6 +143,9 @@ func Detect() []Found {
 			}
 			f.Found = true
 			f.Where = append(f.Where, path)
+			if f.Program == "" {
+				f.Program = path
+			}
 			if f.Version == "" {
 				f.Version = programVersion(path)
 			}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/adrg/xdg"
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/runaway-guard/runaway/configs"
 )
@@ -24,11 +23,13 @@ type Paths struct {
 	Installed string // setup's record, in the state folder
 }
 
-// DefaultPaths are the XDG locations (tests set XDG_*).
+// DefaultPaths are runaway's own folders on this OS (configs.OwnDirs;
+// tests set XDG_*).
 func DefaultPaths() Paths {
-	state := filepath.Join(xdg.StateHome, "runaway")
+	dirs := configs.OwnDirs()
+	state := dirs.State
 	return Paths{
-		Bin:       filepath.Join(xdg.BinHome, "runaway"),
+		Bin:       dirs.Bin,
 		Config:    configs.PolicyPath(),
 		State:     state,
 		Installed: filepath.Join(state, "installed.json"),
@@ -62,6 +63,9 @@ type SetupOptions struct {
 	// Paths defaults to DefaultPaths; Executable to the running binary.
 	Paths      *Paths
 	Executable string
+	// Platform decides the entries' form; nil is this machine and the
+	// Claude Code found on it.
+	Platform *configs.Platform
 }
 
 // FileEdit is one file a plan writes, with its bytes before and after.
@@ -201,8 +205,14 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 		return nil, err
 	}
 	p.Files = append(p.Files, cfg)
+	var platform configs.Platform
+	if opts.Platform != nil {
+		platform = *opts.Platform
+	} else {
+		platform = thisPlatform(p.Agents)
+	}
 	for _, h := range p.Wire {
-		edits, err := planWire(h, paths.Bin, p.prior.File(h.ID))
+		edits, err := planWire(h, paths.Bin, p.prior.File(h.ID), platform)
 		if err != nil {
 			return nil, err
 		}
@@ -216,6 +226,7 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 		if err != nil {
 			return nil, &OptionError{fmt.Sprintf("--project %s: %v", opts.Project, err)}
 		}
+		sf.Platform = platform
 		edit, err := planHookInsert(sf, paths.Bin, p.prior.ProjectFile(sf.Path))
 		if err != nil {
 			return nil, err
@@ -232,11 +243,12 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 
 // planWire plans the files that wire one harness: its settings file's hook
 // entry, or OpenCode's plugin.
-func planWire(h Harness, bin string, prior *InstalledFile) (FileEdits, error) {
+func planWire(h Harness, bin string, prior *InstalledFile, platform configs.Platform) (FileEdits, error) {
 	if h.ID == "opencode" {
 		return planOpenCodeSetup(bin, prior)
 	}
 	sf, _ := configs.SettingsFor(h.ID)
+	sf.Platform = platform
 	edit, err := planHookInsert(sf, bin, prior)
 	return FileEdits{edit}, err
 }

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
-	"github.com/adrg/xdg"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
@@ -48,10 +46,11 @@ func runHook(args []string) {
 	if len(args) > 0 {
 		hint = args[0]
 	}
+	dirs := configs.OwnDirs()
 	h := &guard.Hook{
-		StateDir:   stateDir(),
-		ConfigPath: configs.PolicyPath(),
-		BinPath:    filepath.Join(xdg.BinHome, "runaway"),
+		StateDir:   dirs.State,
+		ConfigPath: dirs.ConfigFile(),
+		BinPath:    dirs.Bin,
 		Stderr:     os.Stderr,
 	}
 	if isatty.IsTerminal(os.Stdin.Fd()) {
@@ -79,5 +78,5 @@ func exitZeroOnSignals() {
 	}()
 }
 
-// stateDir is runaway's state folder: $XDG_STATE_HOME/runaway.
-func stateDir() string { return filepath.Join(xdg.StateHome, "runaway") }
+// stateDir is runaway's state folder ($XDG_STATE_HOME/runaway).
+func stateDir() string { return configs.OwnDirs().State }

@@ -1,0 +1,90 @@
+package configs
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/adrg/xdg"
+)
+
+// Dirs are where runaway keeps its own files.
+type Dirs struct {
+	Config string // the folder of config.json
+	State  string // the folder of sessions, logs and installed.json
+	Bin    string // the installed binary that hook entries run
+}
+
+// ConfigFile is runaway's config.json.
+func (d Dirs) ConfigFile() string { return filepath.Join(d.Config, "config.json") }
+
+// OwnDirs are runaway's folders on this machine:
+//
+//   - Linux: the XDG base directories (~/.config/runaway,
+//     ~/.local/state/runaway, ~/.local/bin/runaway).
+//   - macOS: the same XDG layout, not ~/Library/Application Support:
+//     that is where people look for a command-line tool's files (as for
+//     gh, chezmoi and the agents' own dot folders). The XDG_* variables
+//     win when set; a folder an earlier runaway made under
+//     ~/Library/Application Support is used while the XDG one is absent.
+//   - Windows: adrg/xdg's known folders (%LOCALAPPDATA%\runaway for config
+//     and state) and %LOCALAPPDATA%\Programs\runaway\runaway.exe.
+func OwnDirs() Dirs {
+	return chooseDirs(dirsEnv{
+		goos: runtime.GOOS, home: homeDir(), getenv: os.Getenv, isDir: isDir,
+		xdgConfig: xdg.ConfigHome, xdgState: xdg.StateHome, xdgBin: xdg.BinHome,
+	})
+}
+
+// dirsEnv is what the choice depends on, so that every OS's choice is
+// tested on any OS.
+type dirsEnv struct {
+	goos, home string
+	getenv     func(string) string
+	isDir      func(string) bool
+	// adrg/xdg's answers for this OS (they honour the XDG_* variables).
+	xdgConfig, xdgState, xdgBin string
+}
+
+func chooseDirs(e dirsEnv) Dirs {
+	d := Dirs{
+		Config: filepath.Join(e.xdgConfig, "runaway"),
+		State:  filepath.Join(e.xdgState, "runaway"),
+		Bin:    filepath.Join(e.xdgBin, ExeName(e.goos)),
+	}
+	switch e.goos {
+	case "darwin":
+		d.Config = macDir(e, "XDG_CONFIG_HOME", filepath.Join(e.home, ".config"), e.xdgConfig)
+		d.State = macDir(e, "XDG_STATE_HOME", filepath.Join(e.home, ".local", "state"), e.xdgState)
+		if e.getenv("XDG_BIN_HOME") == "" {
+			d.Bin = filepath.Join(e.home, ".local", "bin", "runaway")
+		}
+	case "windows":
+		if e.getenv("XDG_BIN_HOME") == "" {
+			// %LOCALAPPDATA%\Programs holds one folder per program.
+			d.Bin = filepath.Join(e.xdgBin, "runaway", "runaway.exe")
+		}
+	}
+	return d
+}
+
+// macDir is runaway's folder under the XDG variable env when it is set
+// (an absolute path, as the spec asks), else under def; an existing
+// folder under the macOS default (legacy, from adrg/xdg) is kept while
+// there is none under def.
+func macDir(e dirsEnv, env, def, legacy string) string {
+	if v := e.getenv(env); filepath.IsAbs(v) {
+		return filepath.Join(v, "runaway")
+	}
+	want := filepath.Join(def, "runaway")
+	old := filepath.Join(legacy, "runaway")
+	if old != want && !e.isDir(want) && e.isDir(old) {
+		return old
+	}
+	return want
+}
+
+func isDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
+}
