@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 )
 
@@ -56,6 +57,12 @@ func asksForHelp(args []string) bool {
 func Main(args []string) int {
 	if len(args) > 0 && args[0] == "hook" && !asksForHelp(args[1:]) {
 		runHook(args[1:])
+		return exitOK
+	}
+	if len(args) == 0 && os.Getenv("CLAUDECODE") != "" && !isatty.IsTerminal(os.Stdin.Fd()) {
+		// A Claude Code older than the exec form runs an exec-form entry's
+		// command without its args: that is a tool call too.
+		runHook(nil)
 		return exitOK
 	}
 	root := newRootCmd(os.Stdin, os.Stdout, os.Stderr)
