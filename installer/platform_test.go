@@ -65,7 +65,7 @@ func TestSetupWritesWindowsForms(t *testing.T) {
 		claude := read(t, filepath.Join(home, ".claude", "settings.json"))
 		codex := read(t, filepath.Join(home, ".codex", "hooks.json"))
 		fwd := filepath.ToSlash(paths.Bin)
-		if execForm && !strings.Contains(claude, `"command": "`+fwd+`",`) || execForm && !strings.Contains(claude, `"args": ["hook", "claude"]`) {
+		if execForm && !strings.Contains(claude, `"command": "`+fwd+`",`) || execForm && !strings.Contains(claude, `"args": ["hook", "claude"]`) || strings.Count(claude, `"args"`) != 2 {
 			t.Errorf("claude, exec form:\n%s", claude)
 		}
 		if !execForm && (!strings.Contains(claude, `"command": "\"`+fwd+`\" hook claude || true"`) || !strings.Contains(claude, `"shell": "bash"`)) {
@@ -76,7 +76,7 @@ func TestSetupWritesWindowsForms(t *testing.T) {
 		}
 		for _, sf := range []configs.SettingsFile{configs.ClaudeSettings(), configs.CodexHooks()} {
 			es, _, err := configs.ReadSettings(sf, "x")
-			if err != nil || len(es) != 1 {
+			if err != nil || len(es) != 2 || es[0].Event != "PreToolUse" || es[1].Event != "UserPromptSubmit" {
 				t.Fatalf("%s: %+v %v", sf.Harness, es, err)
 			}
 			sf.Platform = p
