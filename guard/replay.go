@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/runaway-guard/runaway/configs"
@@ -45,11 +47,13 @@ func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs
 	hook := &Hook{replay: true}
 	var out []ReplayDecision
 	calls := 0
-	decide := func(tc transcripts.ToolCall) {
+	var judged map[*transcripts.ToolCall]judgedCall
+	decide := func(tc *transcripts.ToolCall) {
 		calls++
-		in := hookView(h, tc)
-		c := &call{in: in, policy: p, sess: sess, tamper: hook.tamperWire(in)}
-		c.Call = Call{Fingerprint: Fingerprint(in.ToolName, in.ToolInput), Tool: in.ToolName, Summary: Summarize(in.ToolName, in.ToolInput)}
+		j := judged[tc]
+		in := j.in
+		c := &call{in: in, policy: p, sess: sess, tamper: j.tamper}
+		c.Call = j.call
 		ans := hook.runWires(c, -1)
 		for _, v := range ans.Verdicts {
 			out = append(out, ReplayDecision{
@@ -66,7 +70,7 @@ func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs
 	// A Claude Code line holds a response's usage and its tool calls
 	// together. Codex writes a call before the usage of the response that
 	// made it: its calls wait for that usage (or for their own results).
-	var pending []transcripts.ToolCall
+	var pending []*transcripts.ToolCall
 	flush := func() {
 		for _, tc := range pending {
 			decide(tc)
@@ -77,6 +81,7 @@ func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs
 	if err != nil {
 		return nil, 0, err
 	}
+	judged = judgeCalls(hook, h, events)
 	for _, e := range events {
 		switch {
 		case e.resp != nil:
@@ -87,14 +92,58 @@ func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs
 			sess.addResult(*e.result)
 		case h == Codex:
 			if codexRunsHook(e.call.Name) {
-				pending = append(pending, *e.call)
+				pending = append(pending, e.call)
 			}
 		default:
-			decide(*e.call)
+			decide(e.call)
 		}
 	}
 	flush()
 	return out, calls, nil
+}
+
+// judgedCall is what a tool call's hook would make of the call alone,
+// before the session's state: its input as the hook gets it, the tamper
+// wire's verdict, the loop wire's fingerprint and the summary.
+type judgedCall struct {
+	in     *Input
+	tamper Verdict
+	call   Call
+}
+
+// judgeCalls judges every tool call of a recording on all cores: these
+// depend on the call alone (the tamper wire reads a shell command fully,
+// which is most of a replay's time on a long session), while the wires
+// that follow the session's state run in order after.
+func judgeCalls(hook *Hook, h Harness, events []replayEvent) map[*transcripts.ToolCall]judgedCall {
+	var tcs []*transcripts.ToolCall
+	for _, e := range events {
+		if e.call != nil {
+			tcs = append(tcs, e.call)
+		}
+	}
+	out := make([]judgedCall, len(tcs))
+	next := make(chan int, len(tcs))
+	for i := range tcs {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(tcs), 1)) {
+		wg.Go(func() {
+			for i := range next {
+				in := hookView(h, *tcs[i])
+				out[i] = judgedCall{in: in, tamper: hook.tamperWire(in),
+					call: Call{Fingerprint: Fingerprint(in.ToolName, in.ToolInput), Tool: in.ToolName, Summary: Summarize(in.ToolName, in.ToolInput)}}
+			}
+		})
+	}
+	wg.Wait()
+	judged := make(map[*transcripts.ToolCall]judgedCall, len(tcs))
+	for i, tc := range tcs {
+		judged[tc] = out[i]
+	}
+	return judged
 }
 
 // roundMicro drops float noise below a millionth of a dollar.
