@@ -65,7 +65,7 @@ func TestSetupWritesWindowsForms(t *testing.T) {
 		claude := read(t, filepath.Join(home, ".claude", "settings.json"))
 		codex := read(t, filepath.Join(home, ".codex", "hooks.json"))
 		fwd := filepath.ToSlash(paths.Bin)
-		if execForm && !strings.Contains(claude, `"command": "`+fwd+`",`) || execForm && !strings.Contains(claude, `"args": ["hook", "claude"]`) || strings.Count(claude, `"args"`) != 2 {
+		if execForm && (!strings.Contains(claude, `"command": "`+fwd+`",`) || strings.Count(claude, `"args": ["hook", "claude"]`) != 2) {
 			t.Errorf("claude, exec form:\n%s", claude)
 		}
 		if !execForm && (!strings.Contains(claude, `"command": "\"`+fwd+`\" hook claude || true"`) || !strings.Contains(claude, `"shell": "bash"`)) {
