@@ -332,3 +332,34 @@ func BenchmarkHookUnderLoad(b *testing.B) {
 		report(b, env, hook, base, errs0)
 	})
 }
+
+// BenchmarkHookNotify times the whole `runaway hook` process on a call it
+// denies (the tamper wire: the same answer every time, no state needed),
+// alternating three homes: no notify_command, one that reads its event
+// (`cat > /dev/null`), and one that takes a second (`sleep 1`), which the
+// hook must not wait for. Reported: the medians and the ratios to the run
+// without notify_command.
+func BenchmarkHookNotify(b *testing.B) {
+	dir := b.TempDir()
+	runaway := build(b, dir, "runaway", "github.com/runaway-guard/runaway/cmd/runaway")
+	plain := hookEnv(b)
+	quick := append(hookEnv(b), "RUNAWAY_NOTIFY_COMMAND=cat > /dev/null")
+	slow := append(hookEnv(b), "RUNAWAY_NOTIFY_COMMAND=sleep 1")
+	in := `{"session_id":"9f2c1c0e-5d0b-4a53-9c3e-3f3f8a1e2b7d","prompt_id":"p","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm ~/.config/runaway/config.json"},"tool_use_id":"toolu_1"}`
+	var none, withCat, withSleep []time.Duration
+	for b.Loop() {
+		none = append(none, runOnce(b, runaway, []string{"hook", "claude"}, plain, in))
+		withCat = append(withCat, runOnce(b, runaway, []string{"hook", "claude"}, quick, in))
+		withSleep = append(withSleep, runOnce(b, runaway, []string{"hook", "claude"}, slow, in))
+	}
+	m0, m1, m2 := median(none), median(withCat), median(withSleep)
+	b.ReportMetric(float64(m0.Microseconds()), "none-µs")
+	b.ReportMetric(float64(m1.Microseconds()), "cat-µs")
+	b.ReportMetric(float64(m2.Microseconds()), "sleep-µs")
+	b.ReportMetric(float64(m1)/float64(m0), "cat/none")
+	b.ReportMetric(float64(m2)/float64(m0), "sleep/none")
+	b.ReportMetric(float64(percentile(none, 99).Microseconds()), "none-p99-µs")
+	b.ReportMetric(float64(percentile(withCat, 99).Microseconds()), "cat-p99-µs")
+	b.ReportMetric(float64(percentile(withSleep, 99).Microseconds()), "sleep-p99-µs")
+	b.ReportMetric(0, "ns/op")
+}
