@@ -46,6 +46,9 @@ type answers struct {
 	startCaps                      [2]string
 	warnText, failText, repeatText string
 	agentRules                     bool // write Claude Code's own deny rules
+	// notify is the notify_command chosen ("" none), startNotify the one
+	// the wizard started from.
+	notify, startNotify string
 }
 
 // Run runs the wizard. It returns ErrCancelled when the person stops it.
@@ -109,6 +112,15 @@ func (w Wizard) startingAnswers(agents []Found) answers {
 		failText:      strconv.Itoa(cmp.Or(deref(o.FailureRun), current.FailureRun)),
 		repeatText:    strconv.Itoa(cmp.Or(deref(o.RepeatRun), current.RepeatRun)),
 		agentRules:    !o.NoAgentRules,
+		notify:        current.NotifyCommand,
+	}
+	if o.Notify != nil {
+		a.notify = *o.Notify
+	}
+	a.startNotify = a.notify
+	if _, cmd, ok := DesktopNotifier(); ok && a.notify == "" && o.Notify == nil {
+		// The notifier found is the ready choice.
+		a.notify = cmd
 	}
 	a.startCaps = [2]string{a.promptCapText, a.dailyCapText}
 	if slices.Contains(capChoices, capUSD) {
@@ -212,6 +224,9 @@ func (w Wizard) ask(agents []Found, a *answers) error {
 	if err := w.run(limits); err != nil {
 		return err
 	}
+	if err := w.askNotify(a); err != nil {
+		return err
+	}
 	if !slices.Contains(a.harnesses, "claude") {
 		return nil
 	}
@@ -224,6 +239,33 @@ func (w Wizard) ask(agents []Found, a *answers) error {
 			Value(&a.agentRules),
 	))
 	return w.run(rules)
+}
+
+// askNotify offers the desktop notifier found (and the notify_command
+// already set) for runaway's stops, asks and denies: in a run nobody
+// watches, they are otherwise seen by nobody. Without either, no screen.
+func (w Wizard) askNotify(a *answers) error {
+	name, found, ok := DesktopNotifier()
+	if !ok && a.startNotify == "" {
+		return nil
+	}
+	var opts []huh.Option[string]
+	if ok {
+		opts = append(opts, huh.NewOption("yes, with "+name, found))
+	}
+	if a.startNotify != "" && a.startNotify != found {
+		opts = append(opts, huh.NewOption("keep: "+a.startNotify, a.startNotify))
+	}
+	opts = append(opts, huh.NewOption("no notifications", ""))
+	form := huh.NewForm(huh.NewGroup(
+		huh.NewSelect[string]().
+			Title("Notify you when runaway stops, asks or denies?").
+			Description(w.text("In claude -p, codex exec and other runs nobody watches, the agent shows runaway's reason to nobody. runaway can start a command with the event (see notify_command in the README).")).
+			Options(opts...).
+			Height(len(opts)+3).
+			Value(&a.notify),
+	))
+	return w.run(form)
 }
 
 // options turns the answers into setup's options (the same ones the flags
@@ -261,6 +303,9 @@ func (a answers) options(base SetupOptions) (SetupOptions, error) {
 	}
 	opts.CapUSD, opts.WarnAt, opts.FailureRun, opts.RepeatRun = &capUSD, &warnAt, &failures, &repeats
 	opts.NoAgentRules = !a.agentRules
+	if a.notify != a.startNotify || base.Notify != nil {
+		opts.Notify = &a.notify
+	}
 	if promptCap > 0 || a.startCaps[0] != "0" || base.PromptCapUSD != nil {
 		opts.PromptCapUSD = &promptCap
 	}
