@@ -16,7 +16,7 @@ const HookTimeout = 10
 // SettingsFile is a harness's settings file that holds runaway's hook
 // entry, and what that entry looks like there.
 type SettingsFile struct {
-	Harness string // "claude" or "codex": also the argument after `hook`
+	Harness string // "claude", "codex" or "gemini": also the argument after `hook`
 	Path    string
 	// Strict: the harness rejects comments and trailing commas.
 	Strict bool
@@ -44,6 +44,16 @@ func CodexDir() string {
 	return filepath.Join(homeDir(), ".codex")
 }
 
+// GeminiHome is Gemini CLI's home, which holds its .gemini folder:
+// $GEMINI_CLI_HOME (which replaces the home for all of Gemini CLI's files),
+// else the home.
+func GeminiHome() string {
+	if d := os.Getenv("GEMINI_CLI_HOME"); d != "" {
+		return d
+	}
+	return homeDir()
+}
+
 func homeDir() string {
 	if h := os.Getenv("HOME"); h != "" {
 		return h
@@ -60,6 +70,12 @@ func ClaudeSettings() SettingsFile {
 // CodexHooks is Codex's user hooks file.
 func CodexHooks() SettingsFile {
 	return SettingsFile{Harness: "codex", Path: filepath.Join(CodexDir(), "hooks.json"), Strict: true, OnlyHooksKey: true}
+}
+
+// GeminiSettings is Gemini CLI's user settings file. Gemini CLI reads
+// comments in it (not trailing commas), so it is not strict: comments stay.
+func GeminiSettings() SettingsFile {
+	return SettingsFile{Harness: "gemini", Path: filepath.Join(GeminiHome(), ".gemini", "settings.json")}
 }
 
 // ClaudeProjectSettings is Claude Code's local settings file for the
@@ -111,13 +127,38 @@ func SettingsFor(harness string) (SettingsFile, bool) {
 		return ClaudeSettings(), true
 	case "codex":
 		return CodexHooks(), true
+	case "gemini":
+		return GeminiSettings(), true
 	}
 	return SettingsFile{}, false
 }
 
 // Spec is runaway's handler for this file, running the binary at bin.
+//
+// Gemini CLI's differs: its event is BeforeTool, its timeout is in
+// milliseconds, the handler has a name (its messages and its
+// hooksConfig.disabled list use it), and the command is guarded against a
+// missing program instead of ending in `|| true`: Gemini CLI blocks every
+// call when a hook exits 127, and `|| true` would keep its timeout from
+// reaching runaway (see shared/reference/gemini-cli-observed.md §4).
 func (f SettingsFile) Spec(bin string) HookSpec {
-	return HandlerFor(f.Harness, bin, f.Platform)
+	spec := HandlerFor(f.Harness, bin, f.Platform)
+	if f.Harness == "gemini" {
+		spec.Event, spec.Name, spec.Timeout = GeminiEvent, "runaway", HookTimeout*1000
+	}
+	return spec
+}
+
+// GeminiEvent is Gemini CLI's event before a tool call.
+const GeminiEvent = "BeforeTool"
+
+// TimeoutSeconds turns a handler's timeout as written in this file into
+// seconds (Gemini CLI writes milliseconds).
+func (f SettingsFile) TimeoutSeconds(t float64) float64 {
+	if f.Harness == "gemini" {
+		return t / 1000
+	}
+	return t
 }
 
 // Specs are runaway's handlers for this file, running the binary at bin:

@@ -12,7 +12,8 @@ import (
 // Code's and Codex's shape, `{"hooks":{Event:[{"hooks":[handler]}]}}`, in a
 // matcher group without a matcher, so it runs before every tool.
 type HookSpec struct {
-	Event   string // "PreToolUse"
+	Event   string // "PreToolUse"; Gemini CLI: "BeforeTool"
+	Name    string // the handler's name, where the harness has one
 	Command string
 	// Args, when set, is Claude Code's exec form: Command is the program,
 	// run with Args and no shell.
@@ -21,7 +22,7 @@ type HookSpec struct {
 	// command for Windows. Empty means the field is not written.
 	Shell          string
 	CommandWindows string
-	Timeout        int // seconds
+	Timeout        int // seconds; Gemini CLI: milliseconds
 }
 
 // Entry is one of runaway's handlers found in a settings file.
@@ -40,7 +41,10 @@ type Entry struct {
 	Timeout        float64
 	HasTimeout     bool
 	OrTrue         bool // the command ends in `|| true`, so a crash cannot block
-	Line           int  // where the handler starts in the file
+	// Guarded: the command runs runaway only when the program is there
+	// (GuardedHookCommand); Program and Args are then those of that run.
+	Guarded bool
+	Line    int // where the handler starts in the file
 }
 
 // Undo records what SetHook created, so that RemoveHooks can give the file
@@ -122,6 +126,13 @@ func ShellQuote(s string) string {
 // ends in `|| true` so that a crashed runaway never blocks the agent.
 func HookCommand(bin, harness string) string {
 	return ShellQuote(bin) + " hook " + harness + " || true"
+}
+
+// IsGuarded reports a command in GuardedHookCommand's form (or its
+// PowerShell twin, GuardedPowerShellCommand).
+func IsGuarded(command string) bool {
+	c := strings.TrimSpace(command)
+	return strings.HasPrefix(c, "[ -x ") || strings.HasPrefix(c, "if (Test-Path ")
 }
 
 // GuardedHookCommand is the command for agents that treat a failed hook as
@@ -332,6 +343,7 @@ func (d *Doc) HookEntries() ([]Entry, error) {
 		e.OrTrue = !e.ExecForm && endsOrTrue(e.Command)
 		e.Shell = stringMember(h, "shell")
 		e.CommandWindows = stringMember(h, "commandWindows")
+		e.Guarded = IsGuarded(e.Command)
 		hobj := asObject(h)
 		if i := findMember(hobj, "timeout"); i >= 0 {
 			if lit, ok := hobj.Members[i].Value.Value.(hujson.Literal); ok && lit.Kind() == '0' {
@@ -345,7 +357,11 @@ func (d *Doc) HookEntries() ([]Entry, error) {
 }
 
 func handlerValue(spec HookSpec) jsonObject {
-	h := jsonObject{{"type", "command"}, {"command", spec.Command}}
+	h := jsonObject{{"type", "command"}}
+	if spec.Name != "" {
+		h = append(h, jsonMember{"name", spec.Name})
+	}
+	h = append(h, jsonMember{"command", spec.Command})
 	if spec.Args != nil {
 		h = append(h, jsonMember{"args", inlineArray(spec.Args)})
 	}

@@ -38,12 +38,21 @@ type ReplayDecision struct {
 // caller totals the cost in the same pass.
 func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs.Policy, pr Pricer, each func(transcripts.Response)) ([]ReplayDecision, int, error) {
 	h := Claude
-	read := transcripts.ReadClaude
-	if agent == transcripts.Codex {
-		h, read = Codex, transcripts.ReadCodex
+	switch agent {
+	case transcripts.Codex:
+		h = Codex
+	case transcripts.Gemini:
+		h = Gemini
 	}
+	read := reader(h)
 	p.DailyCapUSD, p.PromptCapUSD = 0, 0
-	sess := &Session{Version: stateVersion, Harness: h, SessionID: replaySessionID(path)}
+	id := replaySessionID(path)
+	if h == Gemini {
+		if sid := transcripts.GeminiSessionID(path); sid != "" {
+			id = sid
+		}
+	}
+	sess := &Session{Version: stateVersion, Harness: h, SessionID: id}
 	hook := &Hook{replay: true}
 	var out []ReplayDecision
 	calls := 0

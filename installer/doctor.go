@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,6 +91,7 @@ func Doctor(opts DoctorOptions) []Check {
 		case "cursor":
 			d.checkCursor(h)
 		case "gemini":
+			d.checkWired(h)
 			d.checkGemini(h)
 		case "opencode":
 			d.checkOpenCode(h)
@@ -421,10 +423,22 @@ func (d *doctor) checkFile(h Harness, w wiredFile) {
 	for _, e := range entries {
 		byEvent[e.Event] = append(byEvent[e.Event], e)
 	}
-	entry, ok := d.checkEntry(h, w, name, "PreToolUse", byEvent["PreToolUse"])
-	prompt, promptOK := d.checkEntry(h, w, name, "UserPromptSubmit", byEvent["UserPromptSubmit"])
+	// The first spec is the entry before each tool call (Gemini CLI:
+	// BeforeTool); Claude Code's and Codex's files also hold one before
+	// each prompt.
+	specs := sf.Specs(d.installedBinary())
+	events := []string{}
+	for _, sp := range specs {
+		events = append(events, sp.Event)
+	}
+	entry, ok := d.checkEntry(h, w, name, events[0], byEvent[events[0]])
+	var prompt configs.Entry
+	promptOK := false
+	if len(events) > 1 {
+		prompt, promptOK = d.checkEntry(h, w, name, events[1], byEvent[events[1]])
+	}
 	for event, es := range byEvent {
-		if event != "PreToolUse" && event != "UserPromptSubmit" {
+		if !slices.Contains(events, event) {
 			d.add(StatusFail, w.check+"-entry", "%s:%d: a runaway entry under %s, where runaway answers nothing; run: %s", name, es[0].Line, event, w.fix)
 		}
 	}
@@ -444,6 +458,8 @@ func (d *doctor) checkFile(h Harness, w wiredFile) {
 			trust = append(trust, trustCheck{"codex-prompt-trust", prompt})
 		}
 		d.checkCodexConfig(sf.Path, trust)
+	case h.ID == "gemini":
+		d.checkGeminiHooks(doc)
 	}
 	if ok {
 		d.liveTest(h, w.check, entry)
@@ -478,6 +494,7 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries 
 		return entries[0], false
 	}
 	e := entries[0]
+	e.Timeout = w.sf.TimeoutSeconds(e.Timeout)
 	bin := d.installedBinary()
 	var problems []string
 	if e.Type != "command" {
@@ -500,6 +517,8 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries 
 	switch {
 	case e.ExecForm:
 		form = "exec form, no shell"
+	case e.Guarded:
+		form = "runs only when it is there"
 	case e.CommandWindows != "":
 		form = "ends in || true, commandWindows for PowerShell"
 	}
@@ -518,6 +537,9 @@ func formProblems(e configs.Entry, want configs.HookSpec, agent string) []string
 		out = append(out, "it is in exec form (command + args), which this "+agent+" does not run")
 	case !e.ExecForm && strings.HasSuffix(want.Command, "|| true") && !e.OrTrue:
 		out = append(out, "it does not end in `|| true`, so a crashed runaway could block the agent")
+	case !e.ExecForm && configs.IsGuarded(want.Command) && !e.Guarded:
+		// Gemini CLI reads a missing program's exit 127 as "block".
+		out = append(out, "it does not start with `[ -x …] && exec`, so a missing runaway would block every call")
 	}
 	if want.Shell != e.Shell {
 		out = append(out, fmt.Sprintf("its \"shell\" is %q, not %q", e.Shell, want.Shell))
@@ -571,6 +593,10 @@ func sampleInput(harness, transcript string) string {
 	if harness == "opencode" {
 		return `{"hook_event_name":"tool.execute.before","session_id":"doctor-live-test","cwd":"/","tool_name":"bash","tool_input":{"command":"true","description":"doctor's live test"},"tool_use_id":"call_doctor","opencode":{"plugin":1,"instance":"doctor","seq":1,"cost_usd":0,"tokens":{}}}`
 	}
+	if harness == "gemini" {
+		return `{"session_id":"doctor-live-test","transcript_path":` + string(t) +
+			`,"cwd":"/","hook_event_name":"BeforeTool","timestamp":"2026-01-01T00:00:01.000Z","tool_name":"run_shell_command","tool_input":{"command":"true","description":"doctor's live test"}}`
+	}
 	if harness == "codex" {
 		return `{"session_id":"doctor-live-test","turn_id":"doctor-turn","transcript_path":` + string(t) +
 			`,"cwd":"/","hook_event_name":"PreToolUse","model":"gpt-5.1-codex","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"true"},"tool_use_id":"call_doctor"}`
@@ -584,6 +610,10 @@ func sampleInput(harness, transcript string) string {
 // with no usage. With the call in it, the hook has nothing to wait for, and
 // the time the live test shows is the time an agent's call takes.
 func sampleTranscript(harness string) string {
+	if harness == "gemini" {
+		return `{"sessionId":"doctor-live-test","projectHash":"0","startTime":"2026-01-01T00:00:00.000Z","lastUpdated":"2026-01-01T00:00:00.000Z","kind":"main"}` + "\n" +
+			`{"id":"doctor-msg","timestamp":"2026-01-01T00:00:00.500Z","type":"gemini","content":"","tokens":{"input":0,"output":0,"cached":0,"thoughts":0,"tool":0,"total":0},"model":"gemini-2.5-flash"}` + "\n"
+	}
 	if harness == "codex" {
 		return `{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"doctor-live-test","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}}` + "\n" +
 			`{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"true\"]}","call_id":"call_doctor"}}` + "\n"

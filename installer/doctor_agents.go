@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -180,28 +181,19 @@ func readJSONC(path string) (map[string]any, error) {
 	return m, nil
 }
 
-// GeminiSettings is Gemini CLI's user settings file.
-func GeminiSettings() string {
-	home := os.Getenv("GEMINI_CLI_HOME")
-	if home == "" {
-		home = homeDir()
-	}
-	return filepath.Join(home, ".gemini", "settings.json")
-}
-
-// checkGemini warns when Gemini CLI's own loop detection is switched off:
-// runaway does not wire into Gemini CLI, so that is its only guard.
+// checkGemini checks Gemini CLI's own loop detection: it stays on beside
+// runaway's loop wire (it catches the same call five times in a row before
+// the hook even runs).
 func (d *doctor) checkGemini(h Harness) {
 	check := "gemini-loop-detection"
-	path := GeminiSettings()
+	path := configs.GeminiSettings().Path
 	m, err := readJSONC(path)
 	if err != nil {
 		d.add(StatusWarn, check, "%v", err)
 		return
 	}
 	if !d.agents[h.ID].Found && m == nil {
-		d.add(StatusOK, h.ID, "not installed")
-		return
+		return // checkWired said "not installed"
 	}
 	model, _ := m["model"].(map[string]any)
 	for _, v := range []struct {
@@ -209,11 +201,40 @@ func (d *doctor) checkGemini(h Harness) {
 		val any
 	}{{"model.disableLoopDetection", model["disableLoopDetection"]}, {"disableLoopDetection", m["disableLoopDetection"]}} {
 		if v.val == true {
-			d.add(StatusWarn, check, "%s is true in %s: Gemini CLI's own loop detection is off, and runaway does not guard Gemini CLI; set it to false", v.key, Tilde(path))
+			d.add(StatusWarn, check, "%s is true in %s: Gemini CLI's own loop detection is off; set it to false, it works beside runaway's", v.key, Tilde(path))
 			return
 		}
 	}
-	d.add(StatusOK, check, "Gemini CLI's own loop detection is on (runaway does not wire into Gemini CLI)")
+	d.add(StatusOK, check, "Gemini CLI's own loop detection is on")
+}
+
+// checkGeminiHooks checks Gemini CLI's switches for hooks in the settings
+// file that holds runaway's entry: hooksConfig.enabled (0.26 and later),
+// tools.enableHooks (earlier versions) and hooksConfig.disabled.
+func (d *doctor) checkGeminiHooks(doc *configs.Doc) {
+	var s struct {
+		HooksConfig struct {
+			Enabled  *bool    `json:"enabled"`
+			Disabled []string `json:"disabled"`
+		} `json:"hooksConfig"`
+		Tools struct {
+			EnableHooks *bool `json:"enableHooks"`
+		} `json:"tools"`
+	}
+	name := Tilde(configs.GeminiSettings().Path)
+	if doc == nil || doc.Value(&s) != nil {
+		return
+	}
+	switch {
+	case s.HooksConfig.Enabled != nil && !*s.HooksConfig.Enabled:
+		d.add(StatusFail, "gemini-hooks-off", "hooksConfig.enabled is false in %s: Gemini CLI runs no hooks, runaway included; remove it", name)
+	case s.Tools.EnableHooks != nil && !*s.Tools.EnableHooks:
+		d.add(StatusFail, "gemini-hooks-off", "tools.enableHooks is false in %s: Gemini CLI runs no hooks, runaway included; remove it", name)
+	case slices.ContainsFunc(s.HooksConfig.Disabled, func(n string) bool { return strings.EqualFold(strings.TrimSpace(n), "runaway") }):
+		d.add(StatusFail, "gemini-hooks-off", "hooksConfig.disabled names runaway in %s: Gemini CLI skips its hook; take it out of the list", name)
+	default:
+		d.add(StatusOK, "gemini-hooks-off", "Gemini CLI's hooks are on")
+	}
 }
 
 // OpenCodeConfigs are OpenCode's global config files and those of dir.

@@ -65,8 +65,8 @@ var Harnesses = []Harness{
 		Why: "Cursor runs Claude Code's hooks, so runaway's Claude Code entry already sees its tool calls; its transcripts carry no token usage, so no spend cap is possible: use Cursor's spend limit.",
 	},
 	{
-		ID: "gemini", Name: "Gemini CLI", Support: NotSupported,
-		Why: "Gemini CLI has its own loop detection, on by default (model.disableLoopDetection turns it off); runaway does not wire into it.",
+		ID: "gemini", Name: "Gemini CLI", Support: AllWiresDenyNotAsk,
+		Why: "Gemini CLI's ask would wait forever in a headless run, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you; at the cap it ends the run. Gemini CLI's own loop detection stays on beside it.",
 	},
 	{
 		ID: "opencode", Name: "OpenCode", Support: AllWiresDenyNotAsk,
@@ -121,11 +121,7 @@ func Detect() []Found {
 			}
 			progs = []string{"cursor-agent", "cursor"}
 		case "gemini":
-			gh := os.Getenv("GEMINI_CLI_HOME")
-			if gh == "" {
-				gh = home
-			}
-			dirs, progs = []string{filepath.Join(gh, ".gemini")}, []string{"gemini"}
+			dirs, progs = []string{filepath.Join(configs.GeminiHome(), ".gemini")}, []string{"gemini"}
 		case "opencode":
 			dirs = []string{configs.OpenCodeDir(), filepath.Join(home, ".opencode", "bin", "opencode")}
 			progs = []string{"opencode"}

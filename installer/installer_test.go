@@ -100,7 +100,7 @@ func TestDetect(t *testing.T) {
 	if x := found(t, "codex"); x.Found || x.Settings != filepath.Join(home, "codex-home", "hooks.json") {
 		t.Errorf("codex: ~/.codex must not count when $CODEX_HOME is set: %+v", x)
 	}
-	if g := found(t, "gemini"); !g.Found || g.Support != NotSupported {
+	if g := found(t, "gemini"); !g.Found || g.Support != AllWiresDenyNotAsk || g.Settings != filepath.Join(home, "g", ".gemini", "settings.json") {
 		t.Errorf("gemini: %+v", g)
 	}
 	if o := found(t, "opencode"); !o.Found || o.Version != "1.4.0" {
@@ -255,7 +255,7 @@ func TestApplyRefusesFileChangedAfterPlan(t *testing.T) {
 
 func TestNothingToWire(t *testing.T) {
 	home, paths := sandbox(t)
-	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
+	os.MkdirAll(filepath.Join(home, ".cursor"), 0o755)
 	if _, err := PlanSetup(SetupOptions{Paths: &paths, Executable: fakeBinary(t, home, "v1")}); err != ErrNothingToWire {
 		t.Fatalf("got %v", err)
 	}
@@ -268,7 +268,7 @@ func TestNothingToWire(t *testing.T) {
 	for _, f := range plan.NotWired {
 		notWired = append(notWired, f.ID)
 	}
-	if strings.Join(notWired, ",") != "cursor,gemini" {
+	if strings.Join(notWired, ",") != "cursor" {
 		t.Fatalf("not wired: %v", notWired)
 	}
 	if _, err := PlanSetup(SetupOptions{Harnesses: []string{"vim"}, Paths: &paths}); err == nil || !strings.Contains(err.Error(), `unknown harness "vim"`) {

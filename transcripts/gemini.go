@@ -152,6 +152,10 @@ func discoverGemini(main string, pos *Position) {
 	}
 }
 
+// GeminiSessionID is the session id of a Gemini CLI session file, from its
+// header ("" when it has none): the file's name holds only 8 characters of it.
+func GeminiSessionID(path string) string { return geminiHeaderID(path) }
+
 // geminiHeaderID is the sessionId of the header on the file's first line.
 func geminiHeaderID(path string) string {
 	f, _, err := openRegular(path)

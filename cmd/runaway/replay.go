@@ -59,9 +59,10 @@ func newReplayCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replay PATH",
 		Short: "Show what a recorded session cost and where runaway would have stepped in",
-		Long: `replay reads a Claude Code transcript (with its session's subagent files) or a
-Codex rollout (.jsonl or .jsonl.zst, with its subagents' rollouts) and prints
-what it cost per model and in total, priced like the hook prices it.
+		Long: `replay reads a Claude Code transcript (with its session's subagent files), a
+Codex rollout (.jsonl or .jsonl.zst, with its subagents' rollouts) or a Gemini
+CLI session file (with its subagents' files) and prints what it cost per model
+and in total, priced like the hook prices it.
 
 It then replays the session call by call through runaway's wires, with the
 current policy or the one given by the flags, and lists where runaway would
@@ -128,7 +129,7 @@ func replayPolicyFrom(cmd *cobra.Command, o replayOptions) (configs.Policy, erro
 }
 
 func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, error) {
-	hints := []string{"ls ~/.claude/projects/*/ ~/.codex/sessions/*/*/*/"}
+	hints := []string{"ls ~/.claude/projects/*/ ~/.codex/sessions/*/*/*/ ~/.gemini/tmp/*/chats/"}
 	agent, err := transcripts.Detect(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -145,8 +146,11 @@ func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, er
 		return nil, failf([]string{"$EDITOR " + configs.PolicyPath()}, "%v", err)
 	}
 	list := transcripts.ClaudeSessionFiles
-	if agent == transcripts.Codex {
+	switch agent {
+	case transcripts.Codex:
 		list = transcripts.CodexSessionFiles
+	case transcripts.Gemini:
+		list = transcripts.GeminiSessionFiles
 	}
 	r := &replayReport{Agent: agent, Ledger: pricing.Ledger{Models: map[string]*pricing.ModelSpend{}}}
 	if r.Files, err = list(path); err != nil {
