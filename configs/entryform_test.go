@@ -72,8 +72,10 @@ func TestWindowsEntriesAsWritten(t *testing.T) {
 			`"type": "command",` + "\r\n" + `            "command": "\"C:/Users/Ana Lee/AppData/Local/Programs/runaway/runaway.exe\" hook claude || true",` + "\r\n" + `            "shell": "bash",` + "\r\n" + `            "timeout": 10`},
 		{"codex", SettingsFile{Harness: "codex", Strict: true, OnlyHooksKey: true, Platform: win},
 			`"type": "command",` + "\r\n" + `            "command": "'C:\\Users\\Ana Lee\\AppData\\Local\\Programs\\runaway\\runaway.exe' hook codex || true",` + "\r\n" + `            "commandWindows": "& 'C:\\Users\\Ana Lee\\AppData\\Local\\Programs\\runaway\\runaway.exe' hook codex",` + "\r\n" + `            "timeout": 10`},
+		// Gemini CLI's event is BeforeTool, its timeout in milliseconds, and
+		// its handlers have names.
 		{"gemini", SettingsFile{Harness: "gemini", Platform: win},
-			`"type": "command",` + "\r\n" + `            "command": "if (Test-Path -LiteralPath 'C:/Users/Ana Lee/AppData/Local/Programs/runaway/runaway.exe') { & 'C:/Users/Ana Lee/AppData/Local/Programs/runaway/runaway.exe' hook gemini }",` + "\r\n" + `            "timeout": 10`},
+			`"type": "command",` + "\r\n" + `            "name": "runaway",` + "\r\n" + `            "command": "if (Test-Path -LiteralPath 'C:/Users/Ana Lee/AppData/Local/Programs/runaway/runaway.exe') { & 'C:/Users/Ana Lee/AppData/Local/Programs/runaway/runaway.exe' hook gemini }",` + "\r\n" + `            "timeout": 10000`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,7 +88,7 @@ func TestWindowsEntriesAsWritten(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := d.Pack()
-			want := "{\r\n  \"model\": \"x\",\r\n  \"hooks\": {\r\n    \"PreToolUse\": [\r\n      {\r\n        \"hooks\": [\r\n          {\r\n            " +
+			want := "{\r\n  \"model\": \"x\",\r\n  \"hooks\": {\r\n    \"" + tt.file.Spec(winBin).Event + "\": [\r\n      {\r\n        \"hooks\": [\r\n          {\r\n            " +
 				tt.handler + "\r\n          }\r\n        ]\r\n      }\r\n    ]\r\n  }\r\n}\r\n"
 			if string(out) != want {
 				t.Fatalf("written:\n%s\nwant:\n%s", out, want)
