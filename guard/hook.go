@@ -329,6 +329,9 @@ func (h *Hook) lockWait() time.Duration {
 // tamperWire asks the tamper wire about the call (see package tamper).
 func (h *Hook) tamperWire(in *Input) Verdict {
 	r := tamper.Check(h.guarded(), tamper.Call{Tool: in.ToolName, Input: in.ToolInput, Cwd: in.Cwd})
+	if r.Err != nil {
+		h.errorLog().Log("tamper", r.Err)
+	}
 	switch r.Kind {
 	case tamper.Deny:
 		return Verdict{Kind: Deny, Wire: "tamper", Reason: r.Reason}

@@ -205,9 +205,13 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 // unknownProgram: a program the wire does not know, handed a protected
 // file, may write it.
 func (sh *shell) unknownProgram(args []string) {
+	inside := sh.cwd == "" || sh.t.classify(sh.cwd) != notProtected
 	for _, a := range args[1:] {
 		if v, ok := strings.CutPrefix(a, "--"); ok {
 			_, a, _ = strings.Cut(v, "=")
+		}
+		if !inside && !pathLike(a) {
+			continue
 		}
 		p := sh.abs(a)
 		if p == "" || !known(p) {
@@ -218,6 +222,20 @@ func (sh *shell) unknownProgram(args []string) {
 			return
 		}
 	}
+}
+
+// pathLike: a word that can name a protected file from a folder outside
+// them: a path, or a protected file's name.
+func pathLike(a string) bool {
+	if strings.ContainsAny(a, "/~") || a == "." || a == ".." {
+		return true
+	}
+	switch a {
+	case "settings.json", "settings.local.json", "config.json", "hooks.json", "config.toml", "runaway",
+		"opencode.json", "opencode.jsonc", "runaway.js", ".claude", ".codex", ".gemini", ".config", ".local":
+		return true
+	}
+	return false
 }
 
 // echoText is what echo prints for its arguments (-n, -e and -E left out).
@@ -957,10 +975,14 @@ func index(args []string, s string) int {
 func (sh *shell) subShell(args []string, in *stdin) {
 	for i, a := range args {
 		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") {
-			for _, s := range args[i+1:] {
+			for j, s := range args[i+1:] {
 				if !strings.HasPrefix(s, "-") {
+					// sh -c SCRIPT NAME ARGS…: $1… are ARGS.
 					sub := sh.sub()
-					sub.env.params = nil
+					sub.env.params = []string{}
+					if rest := args[i+1+j+1:]; len(rest) > 1 {
+						sub.env.params = rest[1:]
+					}
 					sub.script(s)
 					return
 				}

@@ -52,7 +52,6 @@ type checker struct {
 	found     *finding
 	asked     *finding
 	unsureWhy string
-	panicked  string
 }
 
 func newChecker(g Guarded, cwd string, deadline time.Time) *checker {
@@ -314,7 +313,7 @@ func (t *checker) match(p string) fileKind {
 // another name (a hard link).
 func (t *checker) sameFile(p string) fileKind {
 	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() {
+	if err != nil || !fi.Mode().IsRegular() || links(fi) < 2 {
 		return notProtected
 	}
 	if t.same == nil {

@@ -46,6 +46,7 @@ type shell struct {
 	funcs   map[string]*syntax.Stmt
 	aliases map[string][]string
 	depth   int
+	probe   func(args []string) // tests: the words of each command run
 }
 
 // newShell starts a shell in cwd with the hook's environment.
@@ -450,6 +451,9 @@ func (sh *shell) call(args []string, cmdEnv map[string]string, in *stdin) *stdin
 		sh.depth--
 		return out
 	}
+	if sh.probe != nil {
+		sh.probe(args)
+	}
 	return sh.run(args, cmdEnv, in)
 }
 
@@ -565,9 +569,6 @@ func (e *shellEnv) Get(name string) expand.Variable {
 	case "#":
 		return str(strconv.Itoa(len(e.params)))
 	case "@", "*":
-		if e.params == nil {
-			return str(unknownPart)
-		}
 		return expand.Variable{Set: true, Kind: expand.Indexed, List: e.params}
 	}
 	if n, err := strconv.Atoi(name); err == nil {

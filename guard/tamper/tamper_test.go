@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // tamperHome is a fake home with runaway installed for both agents: its
@@ -440,5 +443,80 @@ func BenchmarkTamperWire(b *testing.B) {
 				Check(th.g, call)
 			}
 		})
+	}
+}
+
+// BenchmarkShellParse: the parser's share of a call (mvdan.cc/sh's
+// syntax.Parse alone) on the command lines agents send most, and on a
+// long one.
+func BenchmarkShellParse(b *testing.B) {
+	long := strings.Repeat("go vet ./pkg/... && ", 50) + "go test ./..."
+	for name, src := range map[string]string{
+		"typical":  "npm test -- --watch=false",
+		"pipeline": `cd web && rm -rf dist && npm run build 2>&1 | tee build.log; grep -c error build.log > /tmp/errors.txt`,
+		"heredoc":  "python3 - <<'PY'\nimport json\nprint(json.load(open('package.json'))['name'])\nPY",
+		"long":     long,
+	} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// A call the wire cannot judge within its budget is denied when it names
+// anything protected, and passes when it names nothing that could be.
+func TestTamperFailsClosedOutOfTime(t *testing.T) {
+	th := newTamperHome(t)
+	g := th.g
+	g.Budget = time.Nanosecond
+	long := strings.Repeat("echo a; ", 2000)
+	for _, tc := range []struct {
+		cmd  string
+		deny bool
+	}{
+		{long + "rm -rf ~/.local/state/runaway", true},
+		{long + "rm -rf build/*", true}, // a glob: could be anything
+		{long + "npm test", false},
+	} {
+		raw, _ := json.Marshal(bash(tc.cmd))
+		r := Check(g, Call{Tool: "Bash", Input: raw, Cwd: th.proj})
+		if got := r.Kind == Deny; got != tc.deny {
+			t.Errorf("%.40q…: %+v, want deny %v", tc.cmd[len(tc.cmd)-30:], r, tc.deny)
+		}
+		if tc.deny && !strings.Contains(r.Reason, "could not be judged in time") {
+			t.Errorf("reason %q", r.Reason)
+		}
+	}
+}
+
+// The words a command line hands its commands, as the shell expands them.
+func TestShellFields(t *testing.T) {
+	th := newTamperHome(t)
+	c := newChecker(th.g, th.proj, time.Time{})
+	for _, tc := range []struct{ src, want string }{
+		{`a "b c" 'd e' f\ g`, "a|b c|d e|f g"},
+		{`echo ~ "~" $HOME/x`, "echo|HOME|~|HOME/x"},
+		{`x="1 2"; echo $x "$x"`, "echo|1|2|1 2"},
+		{`IFS=,; x=a,b; echo $x`, "echo|a|b"},
+		{`x=file.json.bak; echo ${x%.bak} ${y:-dflt} ${#x}`, "echo|file.json|dflt|13"},
+		{`echo {a,b}/c $'\x41\101'`, "echo|a/c|b/c|AA"},
+		{`echo $(date) $1`, "echo|\x00"},
+		{`bash -c 'echo "$1" "$2"' sh one "two three"`, "echo|one|two three"},
+		{`f() { echo "$1"; }; f one`, "echo|one"},
+		{`cd /tmp && (cd /usr); echo $PWD`, "echo|/tmp"},
+	} {
+		sh := c.newShell(th.proj)
+		var got []string
+		sh.t.copies = nil
+		record := func(args []string) { got = args }
+		sh.probe = record
+		sh.script(tc.src)
+		if want := strings.ReplaceAll(tc.want, "HOME", th.home); strings.Join(got, "|") != want {
+			t.Errorf("%s: %q, want %q", tc.src, strings.Join(got, "|"), want)
+		}
 	}
 }

@@ -12,6 +12,17 @@ import (
 // command line, a file and its new content, a patch, or (MCP) arguments
 // that name paths and commands.
 
+// looksAt reports the tools the wire looks at: the rest only read.
+func looksAt(tool string) bool {
+	switch tool {
+	case "Bash", "Shell", "exec_command", "shell", "local_shell", "container.exec", "shell_command", "bash",
+		"run_shell_command", "write_stdin", "PowerShell", "Write", "Edit", "MultiEdit", "NotebookEdit",
+		"write", "edit", "multiedit", "write_file", "replace", "apply_patch":
+		return true
+	}
+	return strings.HasPrefix(tool, "mcp__")
+}
+
 // call checks one tool call by its tool's input.
 func (t *checker) call(tool string, input json.RawMessage) {
 	switch tool {
