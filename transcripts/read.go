@@ -34,9 +34,12 @@ func readFile(ctx context.Context, pos *Position, fp *FilePos, sink *Sink, reset
 	return more, nil
 }
 
-// readFilesParallel reads the files of pos on up to GOMAXPROCS goroutines,
-// each file's records going to its own Sink. Every file keeps its own
-// FilePos, so positions stay exact wherever ctx stops a read.
+// readFilesParallel reads the files of pos on up to GOMAXPROCS goroutines
+// (at most maxParallel: each holds a read buffer of up to 4 MiB), each
+// file's records going to its own Sink. Every file keeps its own FilePos,
+// so positions stay exact wherever ctx stops a read.
+const maxParallel = 4
+
 func readFilesParallel(ctx context.Context, pos *Position, sinkFor func(file string) Sink, reset func(*FilePos), handle func(line []byte, file string, fp *FilePos, sink *Sink)) (bool, error) {
 	sinks := make([]Sink, len(pos.Files))
 	for i := range pos.Files {
@@ -51,7 +54,7 @@ func readFilesParallel(ctx context.Context, pos *Position, sinkFor func(file str
 	}
 	close(next)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(pos.Files)) {
+	for range min(runtime.GOMAXPROCS(0), maxParallel, len(pos.Files)) {
 		wg.Go(func() {
 			for i := range next {
 				more[i], errs[i] = readFile(ctx, pos, &pos.Files[i], &sinks[i], reset, handle)
