@@ -80,6 +80,7 @@ func Doctor(opts DoctorOptions) []Check {
 		d.add(StatusFail, "record", "%v; run: runaway setup", err)
 	}
 	d.checkBinary()
+	d.checkLinkage()
 	d.checkConfig()
 	d.checkState()
 	d.checkErrorLog()
@@ -142,7 +143,7 @@ func (d *doctor) checkBinary() {
 		d.add(StatusFail, "binary", "%s does not run (%v); run: runaway setup", name, err)
 		return
 	}
-	theirs := strings.TrimPrefix(strings.TrimSpace(string(out)), "runaway ")
+	theirs := strings.TrimPrefix(firstLine(string(out)), "runaway ")
 	ours := d.opts.Version
 	if !strings.HasPrefix(ours, "devel") && !strings.HasPrefix(theirs, "devel") {
 		if theirs == ours {
@@ -168,6 +169,22 @@ func (d *doctor) checkBinary() {
 		d.add(StatusOK, "binary", "%s runs, the same build as this runaway (%s)", name, theirs)
 	default:
 		d.add(StatusWarn, "binary", "%s is another build than this runaway (%s, content differs); run: runaway setup (installs this one)", name, theirs)
+	}
+}
+
+// checkLinkage warns about a dynamically linked binary: the loader runs
+// on every tool call. Nothing is said of a binary that is not ELF.
+func (d *doctor) checkLinkage() {
+	bin := d.installedBinary()
+	loader, isELF, err := elfLoader(bin)
+	switch {
+	case err != nil || !isELF:
+		return // checkBinary says what is wrong with a missing or broken one
+	case loader != "":
+		d.add(StatusWarn, "binary-linkage", "%s is dynamically linked (%s): the loader runs on every tool call and slows each one; install a static build: CGO_ENABLED=0 go install github.com/runaway-guard/runaway/cmd/runaway@latest && runaway setup",
+			Tilde(bin), loader)
+	default:
+		d.add(StatusOK, "binary-linkage", "%s is statically linked", Tilde(bin))
 	}
 }
 

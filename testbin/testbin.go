@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// Build compiles ./cmd/runaway of the module at root into out. It builds
-// without VCS stamping, so the binary's version is "devel" wherever the
+// Build compiles ./cmd/runaway of the module at root into out, statically
+// linked (CGO_ENABLED=0). It builds without VCS stamping, so the binary's version is "devel" wherever the
 // tests run (a git checkout would stamp a pseudo-version, and a dirty tree
 // another one).
 //
@@ -24,6 +24,8 @@ func Build(root, out string) error {
 		"-ldflags=-X github.com/runaway-guard/runaway/guard/caller.testFloorVar="+FloorVar,
 		"-o", out, "./cmd/runaway")
 	cmd.Dir = root
+	// Static, as releases and the README's install command build it.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	return cmd.Run()
 }

@@ -28,7 +28,7 @@ and what to do. It exits 1 when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, _ := os.Getwd()
-			checks := installer.Doctor(installer.DoctorOptions{Version: version(), Dir: dir})
+			checks := installer.Doctor(installer.DoctorOptions{Version: buildInfo().version, Dir: dir})
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)

@@ -99,9 +99,9 @@ the turn when the session loops, keeps failing, or reaches its spend cap.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version prints what `runaway version` prints.
-		Version: version(),
+		Version: versionText(buildInfo()),
 	}
-	root.SetVersionTemplate("runaway {{.Version}}\n")
+	root.SetVersionTemplate("{{.Version}}")
 	root.InitDefaultVersionFlag()
 	root.Flags().Lookup("version").Usage = "print runaway's version"
 	root.SetIn(stdin)
