@@ -34,12 +34,13 @@ func readFile(ctx context.Context, pos *Position, fp *FilePos, sink *Sink, reset
 	return more, nil
 }
 
+// maxParallel bounds the files a parallel read reads at once.
+const maxParallel = 4
+
 // readFilesParallel reads the files of pos on up to GOMAXPROCS goroutines
 // (at most maxParallel: each holds a read buffer of up to 4 MiB), each
 // file's records going to its own Sink. Every file keeps its own FilePos,
 // so positions stay exact wherever ctx stops a read.
-const maxParallel = 4
-
 func readFilesParallel(ctx context.Context, pos *Position, sinkFor func(file string) Sink, reset func(*FilePos), handle func(line []byte, file string, fp *FilePos, sink *Sink)) (bool, error) {
 	sinks := make([]Sink, len(pos.Files))
 	for i := range pos.Files {
