@@ -262,7 +262,7 @@ func (w Wizard) askNotify(a *answers) error {
 			Title("Notify you when runaway stops, asks or denies?").
 			Description(w.text("In claude -p, codex exec and other runs nobody watches, the agent shows runaway's reason to nobody. runaway can start a command with the event (see notify_command in the README).")).
 			Options(opts...).
-			Height(len(opts)+3).
+			Height(len(opts) + 3).
 			Value(&a.notify),
 	))
 	return w.run(form)
