@@ -62,7 +62,9 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 	rest := args[1:]
 	switch name {
 	case "echo":
-		return &stdin{text: echoText(rest) + "\n", exact: true}
+		text := echoText(rest)
+		// -e escapes (\x22…) are not followed: then the text is not known.
+		return &stdin{text: text + "\n", exact: !strings.Contains(text, "\\")}
 	case "printf":
 		return sh.printf(rest)
 	case "cat":
@@ -263,7 +265,8 @@ func (sh *shell) printf(args []string) *stdin {
 		sh.env.setString(v, out)
 		return nil
 	}
-	return &stdin{text: out, exact: true}
+	// Escapes beyond \n, \t and \\ (\x22, \042, %b's) are not followed.
+	return &stdin{text: out, exact: !strings.Contains(out, "\\")}
 }
 
 // read assigns the first line of what the command reads.
@@ -483,6 +486,10 @@ func (sh *shell) unwrap(args []string, cmdEnv map[string]string, in *stdin) ([]s
 			args = nil // script [file]: the file is its log
 		case "xargs":
 			viaXargs = true
+			if in != nil && !in.exact && len(in.from) > 0 && filepath.Base(in.from[0]) == "find" && len(args) > 0 {
+				// find … | xargs CMD: as find … -exec CMD {} +.
+				sh.find(append(append(append([]string{}, in.from[1:]...), "-exec"), args...))
+			}
 			args = sh.xargs(opts, args, in)
 			in = nil
 		case "parallel":
@@ -559,6 +566,9 @@ func (sh *shell) fileText(name string) *stdin {
 	p := sh.abs(name)
 	if p == "" || !known(p) {
 		return nil
+	}
+	if w, ok := sh.t.written[filepath.Clean(p)]; ok {
+		return &stdin{text: w, exact: true} // written earlier in the line
 	}
 	s, err := readSmall(filepath.Clean(p))
 	if err != nil || len(s) > maxScriptRead {

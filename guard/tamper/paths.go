@@ -44,6 +44,7 @@ type checker struct {
 	copies    []string                 // where the line copied runaway's program
 	links     map[string]string        // symlinks the line makes: path → target
 	written   map[string]string        // files the line writes with known content
+	procs     int                      // process substitutions so far
 	checked   int                      // path arguments checked so far
 
 	deadline  time.Time
@@ -429,6 +430,15 @@ func openRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// remember notes a file the line writes with known content (a script
+// it then runs, a settings file it then hands an agent).
+func (t *checker) remember(p, text string) {
+	if t.written == nil {
+		t.written = map[string]string{}
+	}
+	t.written[filepath.Clean(p)] = text
 }
 
 // errBudget ends globbing when the wire's time is spent.

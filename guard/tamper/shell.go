@@ -1,6 +1,7 @@
 package tamper
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -111,7 +112,16 @@ func (sh *shell) unparsed(src string) {
 			continue
 		}
 		if words := strings.Fields(line); len(words) > 0 {
+			// zsh's glob qualifiers (dir(N), *(.)) are not part of the path.
+			for i, w := range words {
+				if j := strings.LastIndexByte(w, '('); j > 0 && strings.HasSuffix(w, ")") {
+					words[i] = w[:j]
+				}
+			}
 			sh.call(words, nil, nil)
+			// What else the line does is not known: denied when it names
+			// anything protected.
+			sh.t.unsure("a line runaway cannot parse")
 		}
 		if sh.t.done() {
 			return
@@ -125,6 +135,7 @@ func (sh *shell) unparsed(src string) {
 type stdin struct {
 	text  string
 	exact bool
+	from  []string // the command whose words stand in, when not exact
 }
 
 func (sh *shell) stmts(list []*syntax.Stmt, in *stdin) {
@@ -189,10 +200,7 @@ func (sh *shell) writeKnown(target, text string, appendTo bool) {
 		sh.pathArg(target, opWrite, true)
 		return
 	}
-	if sh.t.written == nil {
-		sh.t.written = map[string]string{}
-	}
-	sh.t.written[filepath.Clean(p)] = text
+	sh.t.remember(p, text)
 	if sh.t.classify(p) == notProtected {
 		sh.pathArg(target, opWrite, true) // a folder that holds one, a glob…
 		return
@@ -454,7 +462,12 @@ func (sh *shell) call(args []string, cmdEnv map[string]string, in *stdin) *stdin
 	if sh.probe != nil {
 		sh.probe(args)
 	}
-	return sh.run(args, cmdEnv, in)
+	if out := sh.run(args, cmdEnv, in); out != nil {
+		return out
+	}
+	// What it prints is not known: its words stand in (find's folders for
+	// xargs).
+	return &stdin{text: strings.Join(args[1:], " "), from: args}
 }
 
 // fields expands words as the shell does for a command's arguments.
@@ -526,8 +539,18 @@ func (sh *shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {
 
 // procSubst runs <(…) and >(…) in a subshell: the word is a pipe's path.
 func (sh *shell) procSubst(ps *syntax.ProcSubst) (string, error) {
-	sh.sub().stmts(ps.Stmts, nil)
-	return "/dev/fd/63", nil
+	sub := sh.sub()
+	var out *stdin
+	for _, s := range ps.Stmts {
+		out = sub.stmt(s, nil)
+	}
+	sh.t.procs++
+	p := fmt.Sprintf("/dev/fd/%d", 62+sh.t.procs)
+	if out != nil && out.exact && ps.Op == syntax.CmdIn {
+		// source <(echo …), bash <(…): what it prints is read as a file.
+		sh.t.remember(p, out.text)
+	}
+	return p, nil
 }
 
 // shellEnv is the variables a command line sees: the hook's environment,
