@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -120,7 +121,7 @@ func TestCodexSandboxHoldsWithoutTheHook(t *testing.T) {
 	s.writeFile(cfgPath, cfg)
 	s.installRunaway()
 	doctor := s.runaway("doctor")
-	if !strings.Contains(doctor.Stdout, "codex-protection   enforced by Codex: sandbox_mode = \"workspace-write\"") {
+	if !regexp.MustCompile(`(?m)^ok +codex-protection +enforced by Codex: sandbox_mode = "workspace-write"`).MatchString(doctor.Stdout) {
 		t.Errorf("doctor does not call Codex's sandbox enforced:\n%s", doctor.Stdout)
 	}
 	config := filepath.Join(s.configDir, "config.json")

@@ -239,6 +239,7 @@ type decision struct {
 	Session  string `json:"session"`
 	Wire     string `json:"wire"`
 	Decision string `json:"decision"`
+	Tool     string `json:"tool"` // "" before a prompt reaches the model
 	Summary  string `json:"summary"`
 }
 
