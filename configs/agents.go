@@ -174,6 +174,9 @@ func (f SettingsFile) Specs(bin string) []HookSpec {
 	}
 	prompt := pre
 	prompt.Event = "UserPromptSubmit"
+	if f.Harness == "codex" {
+		prompt.StatusMessage = CodexPromptName
+	}
 	return []HookSpec{pre, prompt}
 }
 

@@ -35,6 +35,14 @@ func (p Platform) windows() bool {
 	return p.OS == "windows"
 }
 
+// The names runaway's Codex entries carry (statusMessage): what Codex's
+// startup review and /hooks list show instead of "Unnamed hook", and its
+// status line while the hook runs.
+const (
+	CodexToolName   = "runaway: checks each tool call"
+	CodexPromptName = "runaway: checks the spend before the prompt"
+)
+
 // HandlerFor is runaway's handler for a harness ("claude", "codex",
 // "gemini"), running the binary at bin, in the form that agent runs
 // safely on p. This is the one place that knows the forms:
@@ -60,6 +68,9 @@ func (p Platform) windows() bool {
 // Windows turns exit 2 into 1, and the deny is lost).
 func HandlerFor(harness, bin string, p Platform) HookSpec {
 	spec := HookSpec{Event: "PreToolUse", Command: HookCommand(bin, harness), Timeout: HookTimeout}
+	if harness == "codex" {
+		spec.StatusMessage = CodexToolName
+	}
 	if harness == "gemini" {
 		spec.Command = GuardedHookCommand(bin, harness)
 	}

@@ -71,7 +71,7 @@ func TestWindowsEntriesAsWritten(t *testing.T) {
 		{"claude git bash form", SettingsFile{Harness: "claude", Strict: true, Platform: win},
 			`"type": "command",` + "\r\n" + `            "command": "\"C:/Users/Ana Lee/AppData/Local/Programs/runaway/runaway.exe\" hook claude || true",` + "\r\n" + `            "shell": "bash",` + "\r\n" + `            "timeout": 10`},
 		{"codex", SettingsFile{Harness: "codex", Strict: true, OnlyHooksKey: true, Platform: win},
-			`"type": "command",` + "\r\n" + `            "command": "'C:\\Users\\Ana Lee\\AppData\\Local\\Programs\\runaway\\runaway.exe' hook codex || true",` + "\r\n" + `            "commandWindows": "& 'C:\\Users\\Ana Lee\\AppData\\Local\\Programs\\runaway\\runaway.exe' hook codex",` + "\r\n" + `            "timeout": 10`},
+			`"type": "command",` + "\r\n" + `            "command": "'C:\\Users\\Ana Lee\\AppData\\Local\\Programs\\runaway\\runaway.exe' hook codex || true",` + "\r\n" + `            "commandWindows": "& 'C:\\Users\\Ana Lee\\AppData\\Local\\Programs\\runaway\\runaway.exe' hook codex",` + "\r\n" + `            "statusMessage": "runaway: checks each tool call",` + "\r\n" + `            "timeout": 10`},
 		// Gemini CLI's event is BeforeTool, its timeout in milliseconds, and
 		// its handlers have names.
 		{"gemini", SettingsFile{Harness: "gemini", Platform: win},

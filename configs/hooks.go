@@ -22,7 +22,11 @@ type HookSpec struct {
 	// command for Windows. Empty means the field is not written.
 	Shell          string
 	CommandWindows string
-	Timeout        int // seconds; Gemini CLI: milliseconds
+	// StatusMessage is Codex's "statusMessage": the name its /hooks list
+	// and startup review show for the entry ("Unnamed hook" without one),
+	// and the status line while it runs. It is part of Codex's trust hash.
+	StatusMessage string
+	Timeout       int // seconds; Gemini CLI: milliseconds
 }
 
 // Entry is one of runaway's handlers found in a settings file.
@@ -38,6 +42,7 @@ type Entry struct {
 	ExecForm       bool     // Claude Code's exec form: Program and Args are "command" and "args"
 	Shell          string   // Claude Code's "shell", if any
 	CommandWindows string   // Codex's "commandWindows", if any
+	StatusMessage  string   // Codex's "statusMessage", if any
 	Timeout        float64
 	HasTimeout     bool
 	OrTrue         bool // the command ends in `|| true`, so a crash cannot block
@@ -344,6 +349,7 @@ func (d *Doc) HookEntries() ([]Entry, error) {
 		e.Shell = stringMember(h, "shell")
 		e.CommandWindows = stringMember(h, "commandWindows")
 		e.Guarded = IsGuarded(e.Command)
+		e.StatusMessage = stringMember(h, "statusMessage")
 		hobj := asObject(h)
 		if i := findMember(hobj, "timeout"); i >= 0 {
 			if lit, ok := hobj.Members[i].Value.Value.(hujson.Literal); ok && lit.Kind() == '0' {
@@ -370,6 +376,9 @@ func handlerValue(spec HookSpec) jsonObject {
 	}
 	if spec.CommandWindows != "" {
 		h = append(h, jsonMember{"commandWindows", spec.CommandWindows})
+	}
+	if spec.StatusMessage != "" {
+		h = append(h, jsonMember{"statusMessage", spec.StatusMessage})
 	}
 	return append(h, jsonMember{"timeout", spec.Timeout})
 }
@@ -441,6 +450,9 @@ func (d *Doc) updateHandler(h *hujson.Value, spec HookSpec) {
 	for _, m := range want {
 		i := findMember(obj, m.Key)
 		switch {
+		case i >= 0 && m.Key == "statusMessage":
+			// A name the person gave the entry is theirs (and so is the
+			// trust hash it is part of).
 		case i < 0:
 			d.appendMember(h, m.Key, m.Value)
 		case isInlineArray(m.Value):

@@ -20,7 +20,9 @@ import (
 	"github.com/runaway-guard/runaway/configs"
 )
 
-const codexTrustStep = "start codex, type /hooks, and trust runaway's entries"
+// codexTrustStep is how the person trusts runaway's entries: Codex offers
+// its review at startup, and /hooks lists them by their names.
+const codexTrustStep = `start codex, choose "Review hooks" where it says "Hooks need review" (or type /hooks), and trust the entries named "runaway: …"`
 
 // checkCodexConfig reads $CODEX_HOME/config.toml: hooks switched off, and
 // whether the person trusted runaway's entry. Read-only: runaway never
@@ -129,7 +131,7 @@ func CodexTrust(absPath string, e configs.Entry) (key, hash string) {
 	}
 	id := codexHookIdentity{
 		EventName: label,
-		Hooks:     []codexHandlerIdentity{{Command: e.Command, Timeout: timeout, Type: "command"}},
+		Hooks:     []codexHandlerIdentity{{Command: e.Command, StatusMessage: e.StatusMessage, Timeout: timeout, Type: "command"}},
 	}
 	if e.HasMatcher {
 		m := e.Matcher

@@ -58,7 +58,7 @@ var Harnesses = []Harness{
 	{
 		ID: "codex", Name: "Codex", Support: AllWiresDenyNotAsk,
 		Why:  "Codex hooks cannot ask the person, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you; Codex cannot end a turn from a hook, so at the cap every call is denied.",
-		Todo: "start codex, type /hooks, and trust runaway's two entries (PreToolUse, UserPromptSubmit): Codex runs a new or changed hook only once you trust it.",
+		Todo: `start codex: it says "Hooks need review"; choose "Review hooks" (or type /hooks) and trust runaway's two entries, named "` + configs.CodexToolName + `" and "` + configs.CodexPromptName + `". Codex runs a new or changed hook only once you trust it.`,
 	},
 	{
 		ID: "cursor", Name: "Cursor", Support: NotSupported,

@@ -457,9 +457,9 @@ func (p *SetupPlan) AfterSetup() []string {
 				out = append(out,
 					"",
 					"Codex runs a new or changed hook only once you trust it. Once, now:",
-					"  1. start codex",
-					"  2. type /hooks",
-					"  3. select runaway's entry ("+Tilde(p.paths.Bin)+" hook codex) and trust it",
+					"  1. start codex: it says \"Hooks need review\"",
+					"  2. choose \"Review hooks\" (or type /hooks)",
+					"  3. trust runaway's two entries, named \""+configs.CodexToolName+"\" and \""+configs.CodexPromptName+"\" (both run "+Tilde(p.paths.Bin)+" hook codex)",
 					"runaway doctor tells whether it is trusted.")
 			}
 		}

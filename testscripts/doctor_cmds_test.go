@@ -48,19 +48,43 @@ func columnsLineUp(ts *testscript.TestScript, neg bool, args []string) {
 // the hash of each entry setup writes (PreToolUse and UserPromptSubmit,
 // group 0, handler 0), `codex-trust HASH` writes the given one,
 // `codex-trust -disabled` also switches them off, `-event pre_tool_use`
-// does it for one entry only.
+// does it for one entry only, `-unnamed` trusts the entry as an older
+// runaway wrote it, without its name (statusMessage).
 // The hash is built here by hand, apart from the installer's code, from the
 // identity codex-observed.md §3 gives.
+// codexEntryName is the statusMessage (JSON) of the first handler under
+// the event in the hooks.json at path.
+func codexEntryName(ts *testscript.TestScript, path, event string) json.RawMessage {
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	var f struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				StatusMessage json.RawMessage `json:"statusMessage"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	ts.Check(json.Unmarshal(data, &f))
+	name := map[string]string{"pre_tool_use": "PreToolUse", "user_prompt_submit": "UserPromptSubmit"}[event]
+	groups := f.Hooks[name]
+	if len(groups) == 0 || len(groups[0].Hooks) == 0 || groups[0].Hooks[0].StatusMessage == nil {
+		ts.Fatalf("%s has no named %s entry", path, name)
+	}
+	return groups[0].Hooks[0].StatusMessage
+}
+
 func codexTrust(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! codex-trust")
 	}
-	disabled := false
+	disabled, unnamed := false, false
 	events := []string{"pre_tool_use", "user_prompt_submit"}
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "-disabled":
 			disabled = true
+		case "-unnamed":
+			unnamed = true
 		case "-event":
 			if len(args) < 2 {
 				ts.Fatalf("usage: codex-trust [-event EVENT] [-disabled] [HASH]")
@@ -83,7 +107,11 @@ func codexTrust(ts *testscript.TestScript, neg bool, args []string) {
 			bin := filepath.Join(ts.Getenv("XDG_BIN_HOME"), "runaway")
 			command := "'" + bin + "' hook codex || true"
 			quoted, _ := json.Marshal(command)
-			identity := `{"event_name":"` + event + `","hooks":[{"async":false,"command":` + string(quoted) + `,"timeout":10,"type":"command"}]}`
+			name := ""
+			if !unnamed {
+				name = `"statusMessage":` + string(codexEntryName(ts, hooks, event)) + ","
+			}
+			identity := `{"event_name":"` + event + `","hooks":[{"async":false,"command":` + string(quoted) + `,` + name + `"timeout":10,"type":"command"}]}`
 			sum := sha256.Sum256([]byte(identity))
 			hash = "sha256:" + hex.EncodeToString(sum[:])
 		}
