@@ -233,7 +233,7 @@ func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn fu
 		// Inside a long line too: a line that never ends (a file being
 		// written without newlines) must not outlast the deadline. Its
 		// start is read again next time.
-		if n > 0 && n&63 == 0 && ctx.Err() != nil {
+		if n > 0 && (n&63 == 0 || len(buf) > bufSize) && ctx.Err() != nil {
 			return true, nil
 		}
 		if i := bytes.IndexByte(buf[scanned:end], '\n'); i >= 0 {
@@ -264,9 +264,15 @@ func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn fu
 		case end == len(buf) && (tooLong || len(buf) > MaxLine):
 			skipped += int64(end)
 			tooLong, end, scanned = true, 0, 0
-			buf = make([]byte, bufSize) // the rest of the line is only looked through
+			if len(buf) > bufSize {
+				buf = make([]byte, bufSize) // the rest of the line is only looked through
+			}
 		case end == len(buf):
-			grown := make([]byte, min(2*len(buf), MaxLine+1))
+			n := 2 * len(buf)
+			if n >= MaxLine {
+				n = MaxLine + 1 // the largest a line may need, without a last doubling
+			}
+			grown := make([]byte, n)
 			copy(grown, buf[:end])
 			buf = grown
 		}
