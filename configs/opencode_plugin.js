@@ -75,11 +75,12 @@ export const RunawayGuard = async (ctx) => {
     return s
   }
 
-  // report sums the session's assistant messages: what OpenCode priced, and per model the tokens of
-  // those it priced at 0 (a model without a price), which runaway prices itself.
+  // report sums the session's assistant messages: what OpenCode priced, and the tokens of each
+  // message it priced at 0 (a model without a price), which runaway prices itself, one request at a
+  // time (prices can depend on a request's size).
   const report = (s, results) => {
     const tokens = { in: 0, out: 0, cr: 0, cc: 0 }
-    const unpriced = new Map()
+    const unpriced = []
     const models = []
     let cost = 0
     for (const m of s.messages.values()) {
@@ -88,13 +89,9 @@ export const RunawayGuard = async (ctx) => {
       for (const k in u) tokens[k] += u[k]
       if (m.model && !models.includes(m.model)) models.push(m.model)
       if (num(m.cost) > 0) cost += num(m.cost)
-      else if (u.in + u.out + u.cr + u.cc > 0) {
-        let x = unpriced.get(m.model)
-        if (!x) unpriced.set(m.model, (x = { model: m.model, in: 0, out: 0, cr: 0, cc: 0 }))
-        for (const k in u) x[k] += u[k]
-      }
+      else if (u.in + u.out + u.cr + u.cc > 0) unpriced.push({ model: m.model, ...u })
     }
-    return { plugin: PROTOCOL, instance, seq: ++seq, cost_usd: cost, tokens, unpriced: [...unpriced.values()], models, results }
+    return { plugin: PROTOCOL, instance, seq: ++seq, cost_usd: cost, tokens, unpriced, models, results }
   }
 
   // check asks runaway about one event of session id and throws its deny.

@@ -20,7 +20,7 @@ type agent struct {
 	version string // first line of `<binary> --version`
 }
 
-var claudeAgent, codexAgent agent
+var claudeAgent, codexAgent, opencodeAgent agent
 
 // binaryForPackage is the binary each pinned npm package installs; it must
 // agree with bin_for in install-agents.sh.
@@ -103,6 +103,8 @@ func findAgents() error {
 			claudeAgent = a
 		case "codex":
 			codexAgent = a
+		case "opencode":
+			opencodeAgent = a
 		}
 	}
 	return nil
@@ -124,7 +126,7 @@ func (a agent) require(t *testing.T) {
 func (a agent) wantVersion() string { return a.pin[strings.LastIndex(a.pin, "@")+1:] }
 
 func TestAgentsArePinnedVersions(t *testing.T) {
-	for _, a := range []agent{claudeAgent, codexAgent} {
+	for _, a := range []agent{claudeAgent, codexAgent, opencodeAgent} {
 		t.Run(a.name, func(t *testing.T) {
 			a.require(t)
 			t.Logf("%s: %s (%s)", a.name, a.version, a.path)

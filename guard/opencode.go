@@ -28,15 +28,16 @@ type OpenCodeReport struct {
 	CostUSD float64 `json:"cost_usd"`
 	// Tokens are all of the session's tokens (in, out with reasoning, cr, cc).
 	Tokens transcripts.Usage `json:"tokens"`
-	// Unpriced are the tokens of messages OpenCode priced at 0 (a model
-	// without a price in its catalogue or config), per model.
+	// Unpriced are the tokens of each message OpenCode priced at 0 (a
+	// model without a price in its catalogue or config): one request each,
+	// as prices can depend on a request's size (long context).
 	Unpriced []OpenCodeUsage `json:"unpriced,omitempty"`
 	Models   []string        `json:"models,omitempty"`
 	// Results are the tool calls that finished since the plugin's last call.
 	Results []OpenCodeResult `json:"results,omitempty"`
 }
 
-// OpenCodeUsage is one model's unpriced tokens.
+// OpenCodeUsage is one message's unpriced tokens.
 type OpenCodeUsage struct {
 	Model string `json:"model"`
 	transcripts.Usage
