@@ -52,7 +52,9 @@ const (
 func (st State) NeedsAllow() bool { return st == StateStopped || st == StateOverCap }
 
 // State says where the session stands against the session and prompt caps
-// of policy p, with the spend it has recorded.
+// of policy p, with the spend it has recorded. Of the other prompts it
+// remembers (Codex's parallel subagents' turns), one stopped at its cap
+// stops the session's state too: that subagent waits for `allow --prompt`.
 func (s *Session) State(p configs.Policy) State {
 	sessionCap, promptCap := s.SessionCap(p), 0.0
 	promptUSD := 0.0
@@ -60,8 +62,14 @@ func (s *Session) State(p configs.Policy) State {
 		promptCap, promptUSD = s.PromptCap(p), s.Spend.Prompt.USD(s.Spend.USD)
 	}
 	overSession, overPrompt := over(s.Spend.USD, sessionCap), over(promptUSD, promptCap)
+	otherStopped := false
+	for _, pr := range s.Spend.Prompts {
+		if p.PromptCapUSD > 0 && pr.Stopped && over(pr.USD(s.Spend.USD), p.PromptCapUSD+pr.Allowed) {
+			otherStopped = true
+		}
+	}
 	switch {
-	case overSession && s.Spend.Stopped, overPrompt && s.Spend.Prompt.Stopped:
+	case overSession && s.Spend.Stopped, overPrompt && s.Spend.Prompt.Stopped, otherStopped:
 		return StateStopped
 	case overSession, overPrompt:
 		return StateOverCap
