@@ -208,8 +208,17 @@ func (t *checker) realPath(p string) string {
 			continue
 		}
 		next := filepath.Join(cur, part)
-		if target, ok := t.links[next]; ok && hops < 40 {
-			// A symlink the line itself makes.
+		target, isLink := t.links[next] // a symlink the line itself makes
+		if !isLink && !missing && known(part) {
+			fi, err := t.lstat(next)
+			missing = err != nil
+			if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				target, err = os.Readlink(next)
+				isLink = err == nil
+			}
+		}
+		if isLink && hops < 40 {
+			// Go on from the link's folder (or /) with its target's parts.
 			hops++
 			if strings.HasPrefix(target, "/") {
 				cur = "/"
@@ -217,28 +226,6 @@ func (t *checker) realPath(p string) string {
 			parts = append(strings.Split(target, "/"), parts[i+1:]...)
 			i = -1
 			continue
-		}
-		if missing || !known(part) {
-			cur = next
-			continue
-		}
-		fi, err := t.lstat(next)
-		if err != nil {
-			missing = true
-			cur = next
-			continue
-		}
-		if fi.Mode()&os.ModeSymlink != 0 && hops < 40 {
-			target, err := os.Readlink(next)
-			if err == nil {
-				hops++
-				if strings.HasPrefix(target, "/") {
-					cur = "/"
-				}
-				parts = append(strings.Split(target, "/"), parts[i+1:]...)
-				i = -1
-				continue
-			}
 		}
 		cur = next
 	}

@@ -166,17 +166,15 @@ type finding struct {
 }
 
 func (f *finding) reason() string {
-	s := "runaway: this call would " + f.action
-	if f.path != "" {
-		s += " (" + f.path + ")"
-	}
-	if f.why != "" {
-		s += ", " + f.why
-	}
-	return s + "; the agent may not switch its guard off. " + hint
+	return f.says() + "; the agent may not switch its guard off. " + hint
 }
 
 func (f *finding) askReason() string {
+	return f.says() + "; the person decides whether it may."
+}
+
+// says is what the call would do, with the path and why.
+func (f *finding) says() string {
 	s := "runaway: this call would " + f.action
 	if f.path != "" {
 		s += " (" + f.path + ")"
@@ -184,7 +182,7 @@ func (f *finding) askReason() string {
 	if f.why != "" {
 		s += ", " + f.why
 	}
-	return s + "; the person decides whether it may."
+	return s
 }
 
 // deny records the first finding; later ones change nothing.
