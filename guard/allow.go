@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/runaway-guard/runaway/configs"
 )
 
 // ErrNoSession is returned when no session matches.
 var ErrNoSession = errors.New("no such session")
+
+// ErrDailyCap is returned when what stops the sessions is the daily cap,
+// which allow does not raise: the person raises daily_cap_usd.
+var ErrDailyCap = errors.New("the daily cap stops every session, and allow does not raise it")
 
 // Find picks one session: the one whose id starts with prefix, or with no
 // prefix the most recently active one that waits for a raised cap (stopped
@@ -26,6 +31,9 @@ func (s *Store) Find(ctx context.Context, prefix string, p configs.Policy, pr Pr
 			if sess.State(p).NeedsAllow() {
 				return sess, nil
 			}
+		}
+		if d := s.dayCap(p, time.Now()); d.reached() {
+			return nil, fmt.Errorf("%w: all sessions have spent %s today; the daily cap is %s", ErrDailyCap, usd(d.spent), usd(d.cap))
 		}
 		return nil, fmt.Errorf("%w: no session is stopped or over its cap", ErrNoSession)
 	}

@@ -405,6 +405,20 @@ func (d dailyLedger) update(ctx context.Context, day, key string, spent float64,
 	return total, nil
 }
 
+// total is the day's spend across sessions as the ledger has it, 0 when
+// there is none yet.
+func (d dailyLedger) total(day string) float64 {
+	m := map[string]float64{}
+	if data, err := readRegular(filepath.Join(d.dir, day+".json")); err == nil {
+		_ = json.Unmarshal(data, &m)
+	}
+	total := 0.0
+	for _, v := range m {
+		total += v
+	}
+	return total
+}
+
 // today says which responses count toward a session's spend of the day,
 // for the daily cap: those whose timestamp falls on today in the person's
 // local time zone, and, with a daily cap, not before it was set.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -45,6 +46,10 @@ const (
 	// StateStopped: the hook stopped the session at a cap it is still at;
 	// every call is stopped until the person raises the cap.
 	StateStopped State = "stopped"
+	// StateDailyCap: all sessions together reached the daily cap today, and
+	// this one made calls today: its calls are stopped until the person
+	// raises daily_cap_usd (allow cannot).
+	StateDailyCap State = "daily-cap"
 )
 
 // NeedsAllow reports whether the session waits for the person to raise a
@@ -79,6 +84,34 @@ func (s *Session) State(p configs.Policy) State {
 	return StateOK
 }
 
+// dayCap is where all sessions stand against the daily cap today.
+type dayCap struct {
+	day        string // local date
+	spent, cap float64
+}
+
+// dayCap reads today's spend across sessions from the daily ledger (no lock:
+// the ledger is replaced whole, by rename).
+func (s *Store) dayCap(p configs.Policy, now time.Time) dayCap {
+	d := dayCap{day: now.Local().Format(time.DateOnly), cap: p.DailyCapUSD}
+	if d.cap > 0 {
+		d.spent = dailyLedger{dir: filepath.Join(s.Dir, "daily")}.total(d.day)
+	}
+	return d
+}
+
+func (d dayCap) reached() bool { return over(d.spent, d.cap) }
+
+// stateToday is the session's State, or StateDailyCap when the daily cap
+// stops its calls and no cap of its own does (allow raises those first).
+func (s *Session) stateToday(p configs.Policy, d dayCap) State {
+	st := s.State(p)
+	if !st.NeedsAllow() && d.reached() && s.Updated.Local().Format(time.DateOnly) == d.day {
+		return StateDailyCap
+	}
+	return st
+}
+
 // current reads every guarded session (or those whose id starts with
 // prefix) and brings each one's spend up to date with its transcripts' new
 // bytes, on a copy: it writes nothing. Most recent first.
@@ -109,9 +142,12 @@ func (s *Store) Views(ctx context.Context, prefix string, p configs.Policy, pr P
 	if err != nil {
 		return nil, err
 	}
+	d := s.dayCap(p, time.Now())
 	out := make([]View, 0, len(sessions))
 	for _, sess := range sessions {
-		out = append(out, sess.view(p))
+		v := sess.view(p)
+		v.State = sess.stateToday(p, d)
+		out = append(out, v)
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"testing"
+	"time"
 
 	"github.com/runaway-guard/runaway/configs"
 )
@@ -41,5 +42,32 @@ func TestSessionState(t *testing.T) {
 	// Without caps nothing is over anything.
 	if got := (&Session{Spend: Spend{USD: 1000, Stopped: true}}).State(configs.Policy{WarnAt: 0.8}); got != StateOK {
 		t.Errorf("no caps: %s", got)
+	}
+}
+
+// The daily cap stops the calls of the sessions active today; a cap of the
+// session's own comes first, since allow raises it.
+func TestSessionStateToday(t *testing.T) {
+	now := time.Now()
+	p := configs.Policy{SessionCapUSD: 10, DailyCapUSD: 5, WarnAt: 0.8}
+	d := dayCap{day: now.Local().Format(time.DateOnly), spent: 6, cap: 5}
+	today := &Session{Updated: now, Spend: Spend{USD: 2}}
+	yesterday := &Session{Updated: now.Add(-48 * time.Hour), Spend: Spend{USD: 2}}
+	stopped := &Session{Updated: now, Spend: Spend{USD: 12, Stopped: true}}
+	for _, tt := range []struct {
+		name string
+		s    *Session
+		d    dayCap
+		want State
+	}{
+		{"active today, daily cap reached", today, d, StateDailyCap},
+		{"not active today", yesterday, d, StateOK},
+		{"its own cap first", stopped, d, StateStopped},
+		{"daily cap not reached", today, dayCap{day: d.day, spent: 4, cap: 5}, StateOK},
+		{"no daily cap", today, dayCap{day: d.day, spent: 6}, StateOK},
+	} {
+		if got := tt.s.stateToday(p, tt.d); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
 	}
 }

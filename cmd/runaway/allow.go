@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
+	"github.com/runaway-guard/runaway/installer"
 	"github.com/runaway-guard/runaway/pricing"
 )
 
@@ -70,6 +72,9 @@ func runAllow(w io.Writer, o allowOptions) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	found, err := store.Find(ctx, o.session, policy, pricer)
+	if errors.Is(err, guard.ErrDailyCap) {
+		return failf([]string{fmt.Sprintf("raise daily_cap_usd in %s, or run: runaway setup --daily-cap %g", installer.Tilde(configs.PolicyPath()), 2*policy.DailyCapUSD)}, "%v", err)
+	}
 	if err != nil {
 		return failf([]string{"runaway status"}, "%v", err)
 	}
