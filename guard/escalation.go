@@ -81,8 +81,9 @@ func (e *Escalation) escalate(v Verdict, h Harness, toolUseID string, settled bo
 		case Codex:
 			what = "runaway denied this earlier in this prompt and the agent went on the same way: runaway denies every call until the next prompt."
 		case OpenCode:
-			// No prompt id either: the stop is this call's deny.
-			what = "runaway denied this earlier and the agent went on the same way: runaway denies it again."
+			// The plugin sends the user message as the prompt: later calls
+			// are denied, and before the next model request the session ends.
+			what = "runaway denied this earlier in this prompt and the agent went on the same way: runaway ends the session."
 		case Gemini:
 			// No prompt id: Gemini CLI's continue:false ends the run itself.
 			what = "runaway denied this earlier and the agent went on the same way: runaway ends the run."

@@ -411,6 +411,11 @@ func (h *Hook) beforeModel(c *call, daily float64) Answer {
 		s.Cwd = c.in.Cwd
 	}
 	var ans Answer
+	// A prompt whose turn runaway ended (see Escalation) ends here too,
+	// before the model is asked again.
+	if v := s.Escalation.halted(c.in.promptKey()); v.Kind != None {
+		ans.Verdicts = append(ans.Verdicts, v)
+	}
 	for _, v := range spendWire(s, c.policy, daily) {
 		ans.Verdicts = append(ans.Verdicts, v)
 	}

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/runaway-guard/runaway/testbin"
 )
@@ -17,8 +17,45 @@ import (
 // Agents run the hooks of parallel tool calls in parallel: 16 hook
 // processes started at once on one session must all be counted.
 func TestParallelHooksLoseNoCount(t *testing.T) {
-	testbin.TouchSources("..")
 	const n = 16
+	sess := parallelHooks(t, n, "claude", "claude-par", func(i int) string {
+		// Different calls, so that the loop wire stays quiet and only the
+		// counting is under test.
+		return fmt.Sprintf(`{"session_id":"par","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo %d"}}`, i)
+	})
+	if sess.Calls != n {
+		t.Fatalf("state counted %d calls, want %d", sess.Calls, n)
+	}
+}
+
+// OpenCode runs the tool.execute.before of a response's calls concurrently
+// (in any order), and its plugin runs one hook each: all are counted, and
+// the spend kept is the report with the highest seq, whichever process got
+// the lock last.
+func TestParallelOpenCodeHooks(t *testing.T) {
+	const n = 16
+	sess := parallelHooks(t, n, "opencode", "opencode-ses_par", func(i int) string {
+		return fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"ses_par","tool_name":"bash","tool_input":{"command":"echo %d"},"tool_use_id":"call_%d","opencode":{"plugin":1,"instance":"i1","seq":%d,"cost_usd":%g,"tokens":{}}}`, i, i, i+1, float64(i+1)/100)
+	})
+	if sess.Calls != n || sess.Spend.USD != float64(n)/100 {
+		t.Fatalf("state counted %d calls and $%g, want %d and $%g", sess.Calls, sess.Spend.USD, n, float64(n)/100)
+	}
+}
+
+// parallelState is what the parallel tests read back from a session's state.
+type parallelState struct {
+	Calls int `json:"calls"`
+	Spend struct {
+		USD float64 `json:"usd"`
+	} `json:"spend"`
+}
+
+// parallelHooks starts n `runaway hook <harness>` processes at once, each
+// with input(i), checks each answered nothing and nothing was logged, and
+// returns the session's state (file base name).
+func parallelHooks(t *testing.T, n int, harness, base string, input func(int) string) parallelState {
+	t.Helper()
+	testbin.TouchSources("..")
 	home := t.TempDir()
 	state := filepath.Join(home, "state")
 	env := append(os.Environ(),
@@ -35,12 +72,9 @@ func TestParallelHooksLoseNoCount(t *testing.T) {
 	start := make(chan struct{})
 	errs := make(chan error, n)
 	for i := range n {
-		// Different calls, so that the loop wire stays quiet and only the
-		// counting is under test.
-		input := fmt.Sprintf(`{"session_id":"par","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo %d"}}`, i)
-		cmd := exec.Command(filepath.Join(binDir, "runaway"), "hook", "claude")
+		cmd := exec.Command(filepath.Join(binDir, "runaway"), "hook", harness)
 		cmd.Env = env
-		cmd.Stdin = strings.NewReader(input)
+		cmd.Stdin = strings.NewReader(input(i))
 		wg.Go(func() {
 			<-start
 			if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
@@ -54,22 +88,18 @@ func TestParallelHooksLoseNoCount(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	data, err := os.ReadFile(filepath.Join(state, "runaway", "sessions", "claude-par.json"))
+	data, err := os.ReadFile(filepath.Join(state, "runaway", "sessions", base+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sess struct {
-		Calls int `json:"calls"`
-	}
+	var sess parallelState
 	if err := json.Unmarshal(data, &sess); err != nil {
 		t.Fatal(err)
-	}
-	if sess.Calls != n {
-		t.Fatalf("state counted %d calls, want %d", sess.Calls, n)
 	}
 	if log, err := os.ReadFile(filepath.Join(state, "runaway", "errors.log")); err == nil {
 		t.Fatalf("error log written: %s", log)
 	}
+	return sess
 }
 
 // multiCallResponse is one Claude Code API response that asks for n tool
