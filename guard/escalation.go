@@ -22,6 +22,10 @@ type Escalation struct {
 	// later call of the same prompt is stopped with it.
 	Halt     string `json:"halt,omitempty"`
 	HaltWire string `json:"halt_wire,omitempty"`
+	// Others are the other prompts seen last, as the fields above: Codex's
+	// parallel subagents interleave their turn_ids with the root's, and each
+	// keeps its own asks and halt (at most promptsMax, oldest dropped).
+	Others []Escalation `json:"others,omitempty"`
 }
 
 // Asked is a wire's latest ask in the prompt.
@@ -38,15 +42,34 @@ type Asked struct {
 // enterPrompt starts the escalation over when the call belongs to another
 // prompt than the asks before it.
 func (e *Escalation) enterPrompt(key string) {
-	if key != e.Prompt {
-		*e = Escalation{Prompt: key}
+	if key == e.Prompt {
+		return
 	}
+	others := e.Others
+	cur := *e
+	cur.Others = nil
+	next := Escalation{Prompt: key}
+	if i := slices.IndexFunc(others, func(o Escalation) bool { return o.Prompt == key }); i >= 0 {
+		next = others[i]
+		others = slices.Delete(others, i, i+1)
+	}
+	if cur.Prompt != "" || len(cur.Asks) > 0 {
+		others = append(others, cur)
+		if n := len(others) - promptsMax; n > 0 {
+			others = slices.Delete(others, 0, n)
+		}
+	}
+	next.Others = others
+	*e = next
 }
 
 // settle learns from a tool result whether an asked call was refused. An
 // approved ask is forgotten: the wire's run starts over as if it had not
 // asked.
 func (e *Escalation) settle(r transcripts.ToolResult) {
+	for j := range e.Others {
+		e.Others[j].settle(r)
+	}
 	i := slices.IndexFunc(e.Asks, func(a Asked) bool { return !a.Settled && a.ToolUseID != "" && a.ToolUseID == r.ToolUseID })
 	if i < 0 {
 		return

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/runaway-guard/runaway/transcripts"
@@ -57,5 +58,35 @@ func TestEscalationWithoutPromptKey(t *testing.T) {
 	}
 	if h := e.halted(""); h.Kind != None {
 		t.Fatalf("halted without a prompt key: %+v", h)
+	}
+}
+
+// Codex's parallel subagents interleave their turn_ids with the root's:
+// each prompt keeps its own asks and halt across the switches.
+func TestEscalationInterleavedPrompts(t *testing.T) {
+	var e Escalation
+	e.enterPrompt("root")
+	e.escalate(loopAsk(), Codex, "c1", true)
+	e.enterPrompt("sub")
+	if v := e.escalate(loopAsk(), Codex, "c2", true); v.Kind != Ask {
+		t.Fatalf("the subagent's first loop: %v, want its own first deny (ask)", v.Kind)
+	}
+	e.enterPrompt("root")
+	if v := e.escalate(loopAsk(), Codex, "c3", true); v.Kind != Stop {
+		t.Fatalf("the root's second loop after a switch: %v, want stop", v.Kind)
+	}
+	e.enterPrompt("sub")
+	if h := e.halted("sub"); h.Kind != None {
+		t.Fatalf("the subagent is halted by the root's stop: %+v", h)
+	}
+	e.enterPrompt("root")
+	if h := e.halted("root"); h.Kind != Stop {
+		t.Fatalf("the root's halt was lost in the switch: %+v", h)
+	}
+	for i := range 2 * promptsMax {
+		e.enterPrompt(fmt.Sprint("p", i))
+	}
+	if len(e.Others) > promptsMax {
+		t.Fatalf("%d other prompts kept, want at most %d", len(e.Others), promptsMax)
 	}
 }
