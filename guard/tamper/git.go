@@ -33,8 +33,7 @@ func (sh *shell) git(args []string) {
 	}
 	sub, rest := args[0], args[1:]
 	switch sub {
-	case "checkout", "restore", "stash", "reset", "clean", "pull", "merge", "rebase", "cherry-pick",
-		"revert", "apply", "am", "rm", "mv", "switch", "read-tree", "checkout-index":
+	case "checkout", "restore", "stash", "reset", "clean", "rm", "mv", "switch", "read-tree", "checkout-index":
 	default:
 		return
 	}
@@ -55,7 +54,10 @@ func (sh *shell) git(args []string) {
 		if err != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		tracked := tracks(index, rel)
+		tracked, at := tracks(index, rel)
+		if tracked && sub != "rm" && sub != "mv" && unmodified(index, at, f.real) {
+			continue // as the repository has it: putting it back changes nothing
+		}
 		if sh.gitTouches(sub, rest, dir, top, f.real, rel, tracked) {
 			sh.t.deny(&finding{action: "run `git " + sub + "` over " + f.kind.noun(), path: f.path, why: "which would put back or remove the copy in its repository"})
 			return
@@ -199,23 +201,64 @@ func readIndex(top string) []byte {
 	return data
 }
 
-// tracks reports whether the index lists rel (an entry's path ends in a
-// NUL and follows its 2-byte flags, never a '/').
-func tracks(index []byte, rel string) bool {
+// tracks reports whether the index lists rel, and where its path starts
+// (-1 when not known). An entry's path ends in a NUL and follows its
+// 2-byte flags, never a '/'.
+func tracks(index []byte, rel string) (bool, int) {
 	if index == nil {
-		return true
+		return true, -1
 	}
 	needle := []byte(filepath.ToSlash(rel) + "\x00")
 	for i := 0; ; {
 		j := bytes.Index(index[i:], needle)
 		if j < 0 {
-			return false
+			return false, -1
 		}
 		if at := i + j; at > 0 && index[at-1] != '/' {
-			return true
+			return true, at
 		}
 		i += j + 1
 	}
+}
+
+// unmodified reports whether the file at p has the size and modification
+// time its index entry (whose path starts at at) recorded, as git itself
+// tells an unchanged file.
+func unmodified(index []byte, at int, p string) bool {
+	// A version 2 entry: ctime, mtime (8 bytes each), dev, ino, mode, uid,
+	// gid, size (4 each), the object id (20), flags (2), then the path;
+	// version 3 may put 2 more bytes of flags before the path.
+	for _, head := range []int{62, 64} {
+		start := at - head
+		if start < 12 {
+			continue
+		}
+		e := index[start:at]
+		flags := be16(e[60:62])
+		extended := flags&0x4000 != 0
+		if extended != (head == 64) || int(flags&0xfff) != nameLen(index[at:]) {
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return false
+		}
+		return int64(be32(e[8:12])) == fi.ModTime().Unix() && int64(be32(e[36:40])) == fi.Size()&0xffffffff
+	}
+	return false
+}
+
+// nameLen is the length of the NUL-terminated name at the start of b.
+func nameLen(b []byte) int {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return min(i, 0xfff)
+	}
+	return -1
+}
+
+func be16(b []byte) uint16 { return uint16(b[0])<<8 | uint16(b[1]) }
+func be32(b []byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
 }
 
 // ignored reports whether the repository's top .gitignore names rel, its

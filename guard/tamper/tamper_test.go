@@ -3,6 +3,7 @@ package tamper
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -519,4 +520,39 @@ func TestShellFields(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tc.src, strings.Join(got, "|"), want)
 		}
 	}
+}
+
+// git over a settings file that holds runaway's entry as the repository
+// has it (a team's committed .claude/settings.json) changes nothing:
+// reset --hard and stash pass; once the file differs, they are denied.
+func TestTamperGitUnmodifiedPasses(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	th := newTamperHome(t)
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = th.proj
+		cmd.Env = []string{"HOME=" + th.home, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", "-f", ".claude/settings.local.json")
+	git("commit", "-qm", "team settings with runaway's entry")
+	runTamperCases(t, th, []tamperCase{
+		{"reset --hard, unmodified", "Bash", bash("git reset --hard"), false, ""},
+		{"stash, unmodified", "Bash", bash("git stash"), false, ""},
+		{"checkout the file, unmodified", "Bash", bash("git checkout -- .claude/settings.local.json"), false, ""},
+		{"rm the file", "Bash", bash("git rm .claude/settings.local.json"), true, "git rm"},
+	})
+	p := filepath.Join(th.proj, ".claude", "settings.local.json")
+	if err := os.WriteFile(p, []byte(`{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "runaway hook claude || true"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runTamperCases(t, th, []tamperCase{
+		{"reset --hard, modified", "Bash", bash("git reset --hard"), true, "git reset"},
+		{"stash, modified", "Bash", bash("git stash"), true, "git stash"},
+	})
 }
