@@ -190,7 +190,7 @@ func AtomicWrite(path string, data []byte, perm fs.FileMode) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(f.Name(), path); err != nil {
+	if err = ReplaceFile(f.Name(), path); err != nil {
 		return err
 	}
 	if d, err := os.Open(dir); err == nil {

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/runaway-guard/runaway/configs"
 )
 
 // Session is what runaway remembers of one (harness, session): small, and
@@ -252,7 +254,7 @@ func writeFileAtomic(path string, data []byte) error {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(tmp, path)
+		werr = configs.ReplaceFile(tmp, path)
 	}
 	if werr != nil {
 		_ = os.Remove(tmp)

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"time"
 
 	"github.com/runaway-guard/runaway/configs"
 )
@@ -67,8 +69,43 @@ func (b BinaryStep) apply() error {
 	if err := os.MkdirAll(filepath.Dir(b.To), 0o755); err != nil {
 		return fmt.Errorf("installing runaway: %w", err)
 	}
-	if err := configs.AtomicWrite(b.To, data, 0o755); err != nil {
+	if err := installBinary(b.To, data, runtime.GOOS == "windows"); err != nil {
 		return fmt.Errorf("installing runaway at %s: %w", b.To, err)
 	}
 	return nil
+}
+
+// installBinary puts data at path atomically. With moveAside (Windows,
+// where a running program cannot be replaced or deleted, only renamed),
+// the old binary is first renamed to path.old-<time>, which hooks still
+// running keep using; the new one is then renamed into place. Asides of
+// earlier upgrades are removed once nothing runs them.
+func installBinary(path string, data []byte, moveAside bool) error {
+	defer removeAsides(path)
+	if !moveAside {
+		return configs.AtomicWrite(path, data, 0o755)
+	}
+	fresh := path + ".new"
+	if err := configs.AtomicWrite(fresh, data, 0o755); err != nil {
+		return err
+	}
+	aside := fmt.Sprintf("%s.old-%d", path, time.Now().UnixNano())
+	moved := os.Rename(path, aside) == nil
+	if err := configs.ReplaceFile(fresh, path); err != nil {
+		if moved {
+			_ = os.Rename(aside, path)
+		}
+		_ = os.Remove(fresh)
+		return err
+	}
+	return nil
+}
+
+// removeAsides deletes the binaries earlier upgrades moved aside; one a
+// hook still runs stays until the next setup.
+func removeAsides(path string) {
+	old, _ := filepath.Glob(path + ".old-*")
+	for _, o := range old {
+		_ = os.Remove(o)
+	}
 }
