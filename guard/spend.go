@@ -156,6 +156,9 @@ func (s *Session) chooseTranscript(h Harness, path string) string {
 		// A new file: its reading starts over, and so does its total.
 		s.Spend.USD, s.Spend.Tokens, s.Spend.Models, s.Spend.Estimated = 0, transcripts.Usage{}, nil, false
 		s.Spend.Pos = transcripts.Position{}
+		if s.counted != nil {
+			s.counted.reset()
+		}
 		s.Spend.Prompt.StartUSD = 0
 		for i := range s.Spend.Prompts {
 			s.Spend.Prompts[i].StartUSD = 0
@@ -202,6 +205,9 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID s
 			s.Spend.noteCall(tc.ID)
 			found = found || (callID != "" && tc.ID == callID)
 		},
+	}
+	if s.counted != nil {
+		sink.Counted = s.counted
 	}
 	wait := callID != "" && !found && s.Spend.Misses < maxMisses
 	read := reader(h)

@@ -43,6 +43,10 @@ type Session struct {
 	Failures Failures `json:"failures"`
 	// Escalation follows refused asks within the current prompt.
 	Escalation Escalation `json:"escalation,omitzero"`
+
+	// counted keeps what the transcripts yielded, beside the state (see
+	// countedKeys); nil in a session read for status.
+	counted *countedKeys
 }
 
 // Call is one tool call as the loop wire remembers it.
@@ -145,6 +149,7 @@ func (s *Store) Open(ctx context.Context, h Harness, id string) (*Locked, error)
 	if sess == nil {
 		sess = &Session{Version: stateVersion, Harness: h, SessionID: id}
 	}
+	sess.counted = &countedKeys{path: base + ".keys"}
 	l.Session = sess
 	return l, nil
 }
@@ -223,6 +228,13 @@ func readRegular(path string) ([]byte, error) {
 // Save writes the state atomically: a temp file in the same folder, then a
 // rename, so a reader never sees half a file.
 func (l *Locked) Save() error {
+	if c := l.Session.counted; c != nil {
+		// Before the state that counts them: a key without its state only
+		// makes a later read again skip what it counted then.
+		if err := c.flush(); err != nil {
+			return fmt.Errorf("saving the keys of counted responses: %w", err)
+		}
+	}
 	data, err := json.Marshal(l.Session)
 	if err != nil {
 		return err

@@ -268,7 +268,7 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 		if sink.ToolResult != nil {
 			t := parseTime(ts)
 			for _, bl := range blocks {
-				if str(bl.typ) == "tool_result" && (len(bl.toolUseID) == 0 || fp.firstTime(recordKey("result", str(bl.toolUseID)))) {
+				if str(bl.typ) == "tool_result" && (len(bl.toolUseID) == 0 || fp.firstTime(sink, recordKey(fp.Path, "result", str(bl.toolUseID)))) {
 					sink.ToolResult(ToolResult{File: file, ToolUseID: str(bl.toolUseID), Failed: bl.isError, Refused: str(decision) == "reject", Time: t})
 				}
 			}
@@ -284,7 +284,7 @@ func claudeCount(r Response, fp *FilePos, sink *Sink) {
 	if r.MessageID == "" {
 		// Nothing to dedupe on within the file; the line's time and usage
 		// tell it when the file is read again.
-		if fp.firstTime(recordKey("line", fmt.Sprintf("%d:%+v", r.Time.UnixNano(), r.Usage))) {
+		if fp.firstTime(sink, recordKey(fp.Path, "line", fmt.Sprintf("%d:%+v", r.Time.UnixNano(), r.Usage))) {
 			sink.response(r)
 		}
 		return
@@ -305,7 +305,7 @@ func claudeCount(r Response, fp *FilePos, sink *Sink) {
 			return
 		}
 	}
-	if !fp.firstTime(recordKey("response", key)) {
+	if !fp.firstTime(sink, recordKey(fp.Path, "response", key)) {
 		return
 	}
 	if len(st.Recent) == recentMax {

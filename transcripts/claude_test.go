@@ -14,9 +14,7 @@ import (
 
 // claudeOracle computes what a Claude session costs in tokens the slow,
 // obvious way: decode every line with encoding/json, keep the largest usage
-// per message id + request id per file, skip <synthetic>, count a tool
-// result once per tool_use_id per file (a resumed session's file can carry
-// the same result twice).
+// per message id + request id per file, skip <synthetic>.
 func claudeOracle(t *testing.T, files []string) (Usage, int, int) {
 	t.Helper()
 	var total Usage
@@ -28,7 +26,6 @@ func claudeOracle(t *testing.T, files []string) (Usage, int, int) {
 		}
 		best := map[string]Usage{}
 		var order []string
-		resultSeen := map[string]bool{}
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
@@ -81,16 +78,14 @@ func claudeOracle(t *testing.T, files []string) (Usage, int, int) {
 				}
 			case "user":
 				var blocks []struct {
-					Type      string `json:"type"`
-					ToolUseID string `json:"tool_use_id"`
-					IsError   bool   `json:"is_error"`
+					Type    string `json:"type"`
+					IsError bool   `json:"is_error"`
 				}
 				if json.Unmarshal(l.Message.Content, &blocks) != nil {
 					continue
 				}
 				for _, b := range blocks {
-					if b.Type == "tool_result" && (b.ToolUseID == "" || !resultSeen[b.ToolUseID]) {
-						resultSeen[b.ToolUseID] = true
+					if b.Type == "tool_result" {
 						results++
 						if b.IsError {
 							failed++

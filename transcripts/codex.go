@@ -34,7 +34,13 @@ type codexState struct {
 	Meta   bool  `json:"s,omitempty"`
 	Replay bool  `json:"r,omitempty"`
 	MetaMs int64 `json:"t,omitempty"`
+	// Results holds the call ids whose result was yielded lately: a call can
+	// be reported by a structured event and by its output text.
+	Results []string `json:"k,omitempty"`
 }
+
+// resultsMax bounds codexState.Results.
+const resultsMax = 16
 
 // replayBurst is how long after a child rollout began its replayed lines may
 // be stamped: Codex rewrites the copied history to the fork instant and
@@ -62,7 +68,7 @@ func ReadCodex(ctx context.Context, rolloutPath string, pos *Position, sink Sink
 	// usage it counted is not counted again; the rest starts over.
 	reset := func(fp *FilePos) {
 		if fp.Codex != nil {
-			fp.Codex = &codexState{Model: fp.Codex.Model, Counted: fp.Codex.Counted}
+			fp.Codex = &codexState{Model: fp.Codex.Model, Counted: fp.Codex.Counted, Results: fp.Codex.Results}
 		}
 	}
 	return readFiles(ctx, pos, sink, reset, func(line []byte, file string, fp *FilePos, sink *Sink) {
@@ -276,11 +282,19 @@ func codexResult(callID string, failed bool, t time.Time, file string, fp *FileP
 	if callID == "" || st.Replay {
 		return
 	}
-	// A call can be reported by a structured event and by its output text:
-	// the first one tells.
-	if !fp.firstTime(recordKey("result", callID)) {
+	for _, id := range st.Results {
+		if id == callID {
+			return
+		}
+	}
+	if !fp.firstTime(sink, recordKey(fp.Path, "result", callID)) {
 		return
 	}
+	if len(st.Results) == resultsMax {
+		copy(st.Results, st.Results[1:])
+		st.Results = st.Results[:resultsMax-1]
+	}
+	st.Results = append(st.Results, callID)
 	sink.toolResult(ToolResult{File: file, ToolUseID: callID, Failed: failed, Time: t})
 }
 

@@ -38,13 +38,15 @@
 // responses and tool results yielded by all the incremental calls are exactly
 // the ones one full read of the final bytes yields, in the same order within
 // each file, so the sums are equal. A file that was replaced or shrank is read
-// again from the start; each file's Position keeps a 64-bit key of every
-// response (message id + request id; Codex: the thread's cumulative count)
-// and tool result (its call id) it yielded, and does not yield them again.
-// Tool calls, which are found rather than counted, are yielded again.
-// This holds because every decision is made per complete line from state that
-// lives in Position itself (the property test in incremental_test.go cuts
-// real transcripts at random points to check it). Across files the order can
+// again from the start: a 64-bit key of every response (message id + request
+// id) and tool result (its call id) yielded is kept, in the Sink's Counted or
+// else in the Position, and the lines before the furthest point the file was
+// ever read (FilePos.Top) yield only what it does not hold; Codex keeps the
+// thread's cumulative count across it. Tool calls, which are found rather
+// than counted, are yielded again. This holds because every decision is made
+// per complete line from state that lives in Position (and Counted) itself
+// (the property test in incremental_test.go cuts real transcripts at random
+// points, replaces and truncates files, to check it). Across files the order can
 // differ: a subagent file found later is read later.
 //
 // Response.Counted is the usage an earlier record already reported for the
@@ -80,9 +82,11 @@
 // buffer that grows to hold a long line (it keeps at most 4 MiB for the
 // lines after it) and a line longer than MaxLine (64 MiB) is skipped. A Position
 // holds about 170 bytes per file (the last few responses of a Claude file
-// included; 3.6 KB for a session with 20 subagents), plus the 8-byte key of
-// each response and tool result counted (11 bytes in JSON: 22 KB for a
-// session of 1,000 calls); it serialises to JSON for the guard's state file.
+// included; 3.6 KB for a session with 20 subagents), plus, without a
+// Sink.Counted, the 8-byte key of each response and tool result counted (11
+// bytes in JSON: 22 KB for a session of 1,000 calls); it serialises to JSON
+// for the guard's state file (the guard keeps the keys in a file of its own,
+// so that its state stays small).
 // A file that shrank or was replaced (other inode, or its first bytes
 // changed) is read again from the start, without yielding what it yielded
 // before. .jsonl.zst rollouts are decompressed from the start

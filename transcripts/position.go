@@ -58,43 +58,48 @@ type FilePos struct {
 	Claude *claudeState `json:"c,omitempty"`
 	Codex  *codexState  `json:"x,omitempty"`
 	Gemini *geminiState `json:"g,omitempty"`
-	// Counted holds a key of every response and tool result the file
-	// yielded, so that none is yielded twice: a file replaced by a copy of
-	// itself, or cut short and written again, is read again from the start.
-	Counted keySet `json:"k,omitempty"`
-	// idx indexes Counted once a read looks up many keys (a first read).
-	idx    map[uint64]struct{}
-	probes int
+	// Top is the furthest this file was ever read: after it was replaced
+	// or cut short and is read again from the start, the records of the
+	// lines before Top may have been yielded already (see firstTime).
+	Top int64 `json:"t,omitempty"`
+	// Counted holds the key of every response and tool result the file
+	// yielded, when the Sink brings no Counted of its own.
+	Counted keySet              `json:"k,omitempty"`
+	idx     map[uint64]struct{} // Counted, indexed for a read again
 }
 
 // keySet is a set of 64-bit keys, kept as their bytes (JSON makes that
-// base64: 11 bytes a key in the state file).
+// base64: 11 bytes a key).
 type keySet []byte
 
-// recordKey is the key of a response or tool result, by what identifies it.
-func recordKey(parts ...string) uint64 {
+// recordKey is the key of a response or tool result of the file at rel,
+// by what identifies it.
+func recordKey(rel string, parts ...string) uint64 {
 	h := fnv.New64a()
+	h.Write([]byte(rel))
 	for _, p := range parts {
-		h.Write([]byte(p))
 		h.Write([]byte{0})
+		h.Write([]byte(p))
 	}
 	return h.Sum64()
 }
 
-// firstTime reports whether the record with key k was not yielded from
-// this file before, and counts it.
-func (fp *FilePos) firstTime(k uint64) bool {
-	if fp.idx == nil && fp.probes < 64 {
-		// A hook's read meets a few records: a scan is cheaper than a map.
-		fp.probes++
-		for i := 0; i+8 <= len(fp.Counted); i += 8 {
-			if binary.LittleEndian.Uint64(fp.Counted[i:]) == k {
-				return false
-			}
+// firstTime reports whether the record with key k, found on the line that
+// starts at fp.Off, is yielded, and counts it. Reading forward, every
+// record is new. A line before Top is read again (the file was replaced or
+// cut short): its record is yielded only when it was not counted before.
+func (fp *FilePos) firstTime(sink *Sink, k uint64) bool {
+	again := fp.Off < fp.Top
+	if c := sink.Counted; c != nil {
+		if again && c.Has(k) {
+			return false
 		}
-	} else {
+		c.Add(k)
+		return true
+	}
+	if again {
 		if fp.idx == nil {
-			fp.idx = make(map[uint64]struct{}, len(fp.Counted)/8+64)
+			fp.idx = make(map[uint64]struct{}, len(fp.Counted)/8)
 			for i := 0; i+8 <= len(fp.Counted); i += 8 {
 				fp.idx[binary.LittleEndian.Uint64(fp.Counted[i:])] = struct{}{}
 			}
@@ -102,6 +107,8 @@ func (fp *FilePos) firstTime(k uint64) bool {
 		if _, ok := fp.idx[k]; ok {
 			return false
 		}
+	}
+	if fp.idx != nil {
 		fp.idx[k] = struct{}{}
 	}
 	fp.Counted = binary.LittleEndian.AppendUint64(fp.Counted, k)
@@ -206,6 +213,7 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 		bufSize = int(min(max(fi.Size()-fp.Off+1, 4<<10), 256<<10))
 	}
 	more, err = scanLines(ctx, r, bufSize, fp, fn)
+	fp.Top = max(fp.Top, fp.Off)
 	if !zst && fp.HeadN < headLen && fp.Off > int64(fp.HeadN) {
 		n := int(min(int64(headLen), fp.Off))
 		buf := make([]byte, n)

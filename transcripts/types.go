@@ -124,6 +124,21 @@ type Sink struct {
 	// Files returned for it, not to the functions above; the Sinks of
 	// different files are called concurrently.
 	Files func(file string) Sink
+
+	// Counted keeps the keys of the responses and tool results yielded, so
+	// that a file read again from the start (replaced by a copy of itself,
+	// or cut short) yields none of them twice; it is asked only then. Nil:
+	// the keys are kept in the Position (8 bytes a record, 11 in JSON).
+	Counted Counted
+}
+
+// Counted is a set of record keys that outlives a session's reads, such as
+// a file beside the caller's state: Add is called for each record yielded,
+// Has only for the records of a file read again. With Files, the Sink
+// returned for a file brings its own.
+type Counted interface {
+	Add(key uint64)
+	Has(key uint64) bool
 }
 
 func (s *Sink) response(r Response) {
