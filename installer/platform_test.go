@@ -54,6 +54,7 @@ func TestSetupWritesWindowsForms(t *testing.T) {
 		paths.Bin = filepath.Join(home, "Programs", "runaway", "runaway.exe")
 		write(t, filepath.Join(home, ".claude", "settings.json"), "{}\n")
 		write(t, filepath.Join(home, ".codex", "hooks.json"), "{}\n")
+		write(t, filepath.Join(home, ".gemini", "settings.json"), "{}\n")
 		p := configs.Platform{OS: "windows", ClaudeExecForm: execForm}
 		plan, err := PlanSetup(SetupOptions{Paths: &paths, Executable: fakeBinary(t, home, "v1"), Platform: &p})
 		if err != nil {
@@ -65,6 +66,10 @@ func TestSetupWritesWindowsForms(t *testing.T) {
 		claude := read(t, filepath.Join(home, ".claude", "settings.json"))
 		codex := read(t, filepath.Join(home, ".codex", "hooks.json"))
 		fwd := filepath.ToSlash(paths.Bin)
+		gemini := read(t, filepath.Join(home, ".gemini", "settings.json"))
+		if !strings.Contains(gemini, `"command": "if (Test-Path -LiteralPath '`+fwd+`') { & '`+fwd+`' hook gemini }"`) {
+			t.Errorf("gemini:\n%s", gemini)
+		}
 		if execForm && (!strings.Contains(claude, `"command": "`+fwd+`",`) || strings.Count(claude, `"args": ["hook", "claude"]`) != 2) {
 			t.Errorf("claude, exec form:\n%s", claude)
 		}
@@ -74,9 +79,9 @@ func TestSetupWritesWindowsForms(t *testing.T) {
 		if !strings.Contains(codex, `"commandWindows": "& '`+strings.ReplaceAll(filepath.FromSlash(paths.Bin), "/", `\\`)+`' hook codex"`) {
 			t.Errorf("codex:\n%s", codex)
 		}
-		for _, sf := range []configs.SettingsFile{configs.ClaudeSettings(), configs.CodexHooks()} {
+		for _, sf := range []configs.SettingsFile{configs.ClaudeSettings(), configs.CodexHooks(), configs.GeminiSettings()} {
 			es, _, err := configs.ReadSettings(sf, "x")
-			if err != nil || len(es) != 2 || es[0].Event != "PreToolUse" || es[1].Event != "UserPromptSubmit" {
+			if err != nil || len(es) != len(sf.Specs(paths.Bin)) || es[0].Event != sf.Spec(paths.Bin).Event {
 				t.Fatalf("%s: %+v %v", sf.Harness, es, err)
 			}
 			sf.Platform = p
