@@ -256,10 +256,11 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness, fc *fa
 	if err := h.record(c, ans); err != nil {
 		return fc.deny(), err
 	}
+	note := notification(c, ans)
 	if err := locked.Save(); err != nil {
 		return fc.deny(), fmt.Errorf("saving session state: %w", err)
 	}
-	h.notify(c, ans)
+	h.notify(c.policy, note)
 	if in.isPromptSubmit() {
 		return ans.EncodePrompt(in.Harness), nil
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+
+	"github.com/runaway-guard/runaway/configs"
 )
 
 // Notification is the JSON object notify_command reads on stdin: one per
@@ -26,14 +28,14 @@ type Notification struct {
 	AllowCommand string `json:"allow_command"`
 }
 
-// notify starts the policy's notify_command for the answer's strongest
-// verdict, detached and never waited for: the hook's time must not depend
-// on it. What fails goes to the error log.
-func (h *Hook) notify(c *call, ans Answer) {
-	cmd := c.policy.NotifyCommand
+// notification is the event for the answer's strongest verdict, or nil:
+// nothing to notify, no notify_command, or the same wire and decision as the
+// session's last notification in the same prompt (Codex is denied call after
+// call until the cap is raised or the prompt ends: one notification says it).
+func notification(c *call, ans Answer) *Notification {
 	k := ans.Kind()
-	if cmd == "" || k < Ask {
-		return
+	if c.policy.NotifyCommand == "" || k < Ask {
+		return nil
 	}
 	var v Verdict
 	for _, x := range ans.Verdicts {
@@ -42,12 +44,26 @@ func (h *Hook) notify(c *call, ans Answer) {
 			break
 		}
 	}
-	n := Notification{
+	key := v.Wire + " " + k.String() + " " + c.in.promptKey()
+	if c.sess.Notified == key {
+		return nil
+	}
+	c.sess.Notified = key
+	return &Notification{
 		Event: k.String(), Harness: c.in.Harness, SessionID: c.in.SessionID, Cwd: c.in.Cwd,
 		Wire: v.Wire, Decision: received(c.in.Harness, k), Reason: v.Reason,
 		SpendUSD: roundMicro(c.sess.Spend.USD), CapUSD: c.sess.SessionCap(c.policy), AllowCommand: v.Allow,
 	}
-	if err := startDetached(cmd, n); err != nil {
+}
+
+// notify starts the policy's notify_command with n, detached and never
+// waited for: the hook's time must not depend on it. What fails goes to
+// the error log.
+func (h *Hook) notify(p configs.Policy, n *Notification) {
+	if n == nil {
+		return
+	}
+	if err := startDetached(p.NotifyCommand, *n); err != nil {
 		h.errorLog().Log("notify_command", err)
 	}
 }

@@ -43,6 +43,9 @@ type Session struct {
 	Failures Failures `json:"failures"`
 	// Escalation follows refused asks within the current prompt.
 	Escalation Escalation `json:"escalation,omitzero"`
+	// Notified is the wire, decision and prompt of the last notify_command
+	// event: the same again is not notified twice in a row.
+	Notified string `json:"notified,omitempty"`
 
 	// counted keeps what the transcripts yielded, beside the state (see
 	// countedKeys); nil in a session read for status.
