@@ -334,7 +334,8 @@ func BenchmarkHookUnderLoad(b *testing.B) {
 }
 
 // BenchmarkHookNotify times the whole `runaway hook` process on a call it
-// denies (the tamper wire: the same answer every time, no state needed),
+// denies (the tamper wire: the same answer every time, in a new prompt each
+// time so that each run notifies),
 // alternating three homes: no notify_command, one that reads its event
 // (`cat > /dev/null`), and one that takes a second (`sleep 1`), which the
 // hook must not wait for. Reported: the medians and the ratios to the run
@@ -345,9 +346,12 @@ func BenchmarkHookNotify(b *testing.B) {
 	plain := hookEnv(b)
 	quick := append(hookEnv(b), "RUNAWAY_NOTIFY_COMMAND=cat > /dev/null")
 	slow := append(hookEnv(b), "RUNAWAY_NOTIFY_COMMAND=sleep 1")
-	in := `{"session_id":"9f2c1c0e-5d0b-4a53-9c3e-3f3f8a1e2b7d","prompt_id":"p","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm ~/.config/runaway/config.json"},"tool_use_id":"toolu_1"}`
+	// A new prompt each time: the same deny again in one prompt is notified
+	// only once.
+	call := `{"session_id":"9f2c1c0e-5d0b-4a53-9c3e-3f3f8a1e2b7d","prompt_id":"p%d","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm ~/.config/runaway/config.json"},"tool_use_id":"toolu_%d"}`
 	var none, withCat, withSleep []time.Duration
-	for b.Loop() {
+	for i := 0; b.Loop(); i++ {
+		in := fmt.Sprintf(call, i, i)
 		none = append(none, runOnce(b, runaway, []string{"hook", "claude"}, plain, in))
 		withCat = append(withCat, runOnce(b, runaway, []string{"hook", "claude"}, quick, in))
 		withSleep = append(withSleep, runOnce(b, runaway, []string{"hook", "claude"}, slow, in))
