@@ -19,6 +19,7 @@ type pathOp uint8
 const (
 	opWrite pathOp = iota // writes it (or what is inside it)
 	opDeep                // removes, moves or locks it, and everything under it
+	opUnlink              // as opDeep, but only its name: another hard link to the file is left alone
 )
 
 // readers are programs that only read the files they are given, print
@@ -113,7 +114,9 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 			}
 			sh.extractInto(dest[len(dest)-1], "")
 		}
-	case "rm", "unlink", "rmdir", "shred", "srm", "trash", "trash-put", "gio-trash":
+	case "rm", "unlink", "rmdir", "trash", "trash-put", "gio-trash":
+		sh.paths(operands(rest, ""), opUnlink, !viaXargs)
+	case "shred", "srm":
 		sh.paths(operands(rest, ""), opDeep, !viaXargs)
 	case "mv":
 		sh.copyLike(name, rest, "tS", viaXargs)
@@ -517,7 +520,7 @@ func (sh *shell) copyLike(name string, args []string, values string, viaXargs bo
 		ops = ops[:len(ops)-1]
 	}
 	if name == "mv" {
-		sh.paths(ops, opDeep, !viaXargs)
+		sh.paths(ops, opUnlink, !viaXargs)
 	}
 	if (name == "ln" || name == "link" || name == "cp") && !(name == "cp" && !hasLinkFlag(args)) {
 		for _, src := range ops {
@@ -679,11 +682,15 @@ func (sh *shell) pathArg(text string, op pathOp, ancestors bool) {
 		}
 		return
 	}
-	if k := sh.t.classify(p); k != notProtected {
+	k := sh.t.classify(p)
+	if op == opUnlink {
+		k = sh.t.classifyName(p)
+	}
+	if k != notProtected {
 		sh.t.deny(&finding{action: k.action(op), path: filepath.Clean(p)})
 		return
 	}
-	if op == opDeep && ancestors {
+	if op != opWrite && ancestors {
 		if in := sh.t.inside(p); len(in) > 0 {
 			sh.t.deny(&finding{action: "remove, move or lock a folder (" + filepath.Clean(p) + ") that holds " + in[0].kind.noun(), path: in[0].path})
 		}
@@ -696,7 +703,7 @@ const maxPathChecks = 20000
 
 // action says what a command does to a protected file.
 func (k fileKind) action(op pathOp) string {
-	if op == opDeep {
+	if op != opWrite {
 		return "remove, move or lock " + k.noun()
 	}
 	if k == ownBinary {

@@ -276,6 +276,22 @@ func (t *checker) classify(p string) fileKind {
 	return notProtected
 }
 
+// classifyName is classify for removing or moving p: by its name, with
+// its folder resolved but not a symlink at its end (rm takes the link,
+// not what it points to), and not by what file is there (removing a hard
+// link leaves the file).
+func (t *checker) classifyName(p string) fileKind {
+	t.resolve()
+	if k := t.match(filepath.Clean(p)); k != notProtected || !known(p) {
+		return k
+	}
+	if strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") {
+		return t.match(t.realPath(p)) // through the link
+	}
+	clean := filepath.Clean(p)
+	return t.match(filepath.Join(t.realPath(filepath.Dir(clean)), filepath.Base(clean)))
+}
+
 func (t *checker) match(p string) fileKind {
 	for _, pp := range t.protected {
 		for _, q := range []string{pp.path, pp.real} {

@@ -52,13 +52,16 @@ type shell struct {
 
 // newShell starts a shell in cwd with the hook's environment.
 func (t *checker) newShell(cwd string) *shell {
-	return &shell{
+	sh := &shell{
 		t:       t,
 		cwd:     cwd,
 		env:     &shellEnv{t: t, vars: map[string]expand.Variable{}},
 		funcs:   map[string]*syntax.Stmt{},
 		aliases: map[string][]string{},
 	}
+	// $PWD is the call's folder (globbing starts there), not the hook's.
+	sh.env.setString("PWD", orUnknown(cwd))
+	return sh
 }
 
 // sub is a subshell: it starts with everything this shell has, and what it
