@@ -17,9 +17,9 @@ import (
 type pathOp uint8
 
 const (
-	opWrite pathOp = iota // writes it (or what is inside it)
-	opDeep                // removes, moves or locks it, and everything under it
-	opUnlink              // as opDeep, but only its name: another hard link to the file is left alone
+	opWrite  pathOp = iota // writes it (or what is inside it)
+	opDeep                 // removes, moves or locks it, and everything under it
+	opUnlink               // as opDeep, but only its name: another hard link to the file is left alone
 )
 
 // readers are programs that only read the files they are given, print
