@@ -39,8 +39,9 @@ type Asked struct {
 	Settled bool `json:"settled,omitempty"`
 }
 
-// enterPrompt starts the escalation over when the call belongs to another
-// prompt than the asks before it.
+// enterPrompt switches to the prompt's own asks and halt when the call
+// belongs to another prompt than the one before: a new prompt starts over,
+// one seen lately (an interleaved subagent's) goes on where it was.
 func (e *Escalation) enterPrompt(key string) {
 	if key == e.Prompt {
 		return
@@ -93,8 +94,8 @@ const haltHint = "Do not retry: runaway refuses every call until the person send
 
 // escalate turns an ask of a loop or failure wire into a stop when the
 // same wire's last ask in this prompt was refused; otherwise it records the
-// ask. settled says the ask is refused as it is made (Codex and Gemini CLI,
-// which deny instead; a replay, where nobody answers).
+// ask. settled says the ask is refused as it is made (Codex, Gemini CLI and
+// OpenCode, which deny instead; a replay, where nobody answers).
 func (e *Escalation) escalate(v Verdict, h Harness, toolUseID string, settled bool) Verdict {
 	i := slices.IndexFunc(e.Asks, func(a Asked) bool { return a.Wire == v.Wire })
 	if i >= 0 && e.Asks[i].Refused {
