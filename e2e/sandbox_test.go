@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,6 +36,9 @@ type sandbox struct {
 	configDir, stateDir string
 	binHome             string
 	vars                map[string]string
+	// runTimeout, when set, bounds its runs instead of the package's
+	// (a run that times a known stall).
+	runTimeout time.Duration
 }
 
 // touchSources makes a change anywhere in the module re-run the cached
@@ -133,7 +137,8 @@ type procResult struct {
 // exec runs a command in the project folder with the sandbox's environment.
 func (s *sandbox) exec(extra map[string]string, stdin string, name string, args ...string) procResult {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	limit := cmp.Or(s.runTimeout, runTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = s.proj
@@ -154,7 +159,7 @@ func (s *sandbox) exec(extra map[string]string, stdin string, name string, args 
 		s.t.Fatalf("running %s: %v\nstderr:\n%s", name, err, r.Stderr)
 	}
 	if ctx.Err() != nil {
-		s.t.Fatalf("%s %s did not finish within %s\nstderr:\n%s", name, strings.Join(args, " "), runTimeout, r.Stderr)
+		s.t.Fatalf("%s %s did not finish within %s\nstderr:\n%s", name, strings.Join(args, " "), limit, r.Stderr)
 	}
 	return r
 }
