@@ -13,14 +13,14 @@ import (
 // agent is one of the real harness binaries the tests drive, as pinned in
 // agents.txt and installed by install-agents.sh.
 type agent struct {
-	name    string // the binary: "claude" or "codex"
+	name    string // the binary: "claude", "codex" or "gemini"
 	pin     string // npm package@version from agents.txt
 	path    string // the installed binary, "" when missing
 	looked  string // where it was looked for
 	version string // first line of `<binary> --version`
 }
 
-var claudeAgent, codexAgent, opencodeAgent agent
+var claudeAgent, codexAgent, opencodeAgent, geminiAgent agent
 
 // binaryForPackage is the binary each pinned npm package installs; it must
 // agree with bin_for in install-agents.sh.
@@ -28,6 +28,7 @@ var binaryForPackage = map[string]string{
 	"@anthropic-ai/claude-code": "claude",
 	"@openai/codex":             "codex",
 	"opencode-ai":               "opencode",
+	"@google/gemini-cli":        "gemini",
 }
 
 // cacheRoot is where install-agents.sh puts the agents. It is read from the
@@ -105,6 +106,8 @@ func findAgents() error {
 			codexAgent = a
 		case "opencode":
 			opencodeAgent = a
+		case "gemini":
+			geminiAgent = a
 		}
 	}
 	return nil
@@ -126,7 +129,7 @@ func (a agent) require(t *testing.T) {
 func (a agent) wantVersion() string { return a.pin[strings.LastIndex(a.pin, "@")+1:] }
 
 func TestAgentsArePinnedVersions(t *testing.T) {
-	for _, a := range []agent{claudeAgent, codexAgent, opencodeAgent} {
+	for _, a := range []agent{claudeAgent, codexAgent, opencodeAgent, geminiAgent} {
 		t.Run(a.name, func(t *testing.T) {
 			a.require(t)
 			t.Logf("%s: %s (%s)", a.name, a.version, a.path)

@@ -23,6 +23,7 @@ bin_for() {
     @anthropic-ai/claude-code@*) echo claude ;;
     @openai/codex@*) echo codex ;;
     opencode-ai@*) echo opencode ;;
+    @google/gemini-cli@*) echo gemini ;;
     *) echo "install-agents.sh: unknown package $1" >&2; return 1 ;;
   esac
 }

@@ -1,5 +1,5 @@
-// Package e2e drives the real agents (Claude Code and Codex, as pinned in
-// agents.txt) against fake model servers on loopback, with runaway wired in
+// Package e2e drives the real agents (Claude Code, Codex and Gemini CLI, as
+// pinned in agents.txt) against fake model servers on loopback, with runaway wired in
 // as their hook by `runaway setup --yes`, and checks what each agent did:
 // its -p result or rollout, its transcript, and runaway's state.
 //
@@ -10,8 +10,8 @@
 //	RUNAWAY_E2E_CACHE  where install-agents.sh put the agents ($HOME/.cache/runaway-e2e)
 //	RUNAWAY_E2E_BIN    test this runaway binary instead of building ../cmd/runaway
 //
-// Every agent talks to 127.0.0.1 only, with HOME, XDG_*, CLAUDE_CONFIG_DIR
-// and CODEX_HOME in the test's temp folder and an environment built from
+// Every agent talks to 127.0.0.1 only, with HOME, XDG_*, CLAUDE_CONFIG_DIR,
+// CODEX_HOME and GEMINI_CLI_HOME in the test's temp folder and an environment built from
 // scratch.
 package e2e
 

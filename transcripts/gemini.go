@@ -335,8 +335,10 @@ func geminiToolCall(tc *geminiToolRun, r *geminiRecord, file string, st *geminiS
 		resp := part.FunctionResponse.Response
 		if text, ok := jsonString(resp.Error); ok {
 			res.Failed = true
-			if reason, ok := strings.CutPrefix(text, geminiBlocked); ok {
-				res.Blocked = reason
+			for _, prefix := range geminiBlocked {
+				if reason, ok := strings.CutPrefix(text, prefix); ok {
+					res.Blocked = reason
+				}
 			}
 		}
 		if text, ok := jsonString(resp.Output); ok && geminiOutputFailed(text) {
@@ -346,8 +348,9 @@ func geminiToolCall(tc *geminiToolRun, r *geminiRecord, file string, st *geminiS
 	sink.toolResult(res)
 }
 
-// geminiBlocked starts the error a call gets when a BeforeTool hook denied it.
-const geminiBlocked = "Tool execution blocked: "
+// geminiBlocked start the error a call gets when a BeforeTool hook denied
+// it, or stopped the run (continue: false).
+var geminiBlocked = []string{"Tool execution blocked: ", "Agent execution stopped by hook: "}
 
 // geminiOutputFailed reads a shell call's outcome from its output: Gemini
 // CLI appends "Exit Code: N" (only when N is not 0), "Signal: S" or

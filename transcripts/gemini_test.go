@@ -158,11 +158,11 @@ func TestGeminiLastTokensPerID(t *testing.T) {
 func TestGeminiOutputFailed(t *testing.T) {
 	for text, want := range map[string]bool{
 		"<untrusted_context>\nOutput: (empty)\nExit Code: 1\nProcess Group PGID: 7\n</untrusted_context>": true,
-		"<untrusted_context>\nOutput: ok\nProcess Group PGID: 7\n</untrusted_context>":                     false,
-		"Output: x\nSignal: SIGKILL\nProcess Group PGID: 7":                                              true,
-		"Output: the log said\nExit Code: 0":                                                             false,
-		"Output: Exit Code: 3 is in this line":                                                           false,
-		"":                                                                                               false,
+		"<untrusted_context>\nOutput: ok\nProcess Group PGID: 7\n</untrusted_context>":                    false,
+		"Output: x\nSignal: SIGKILL\nProcess Group PGID: 7":                                               true,
+		"Output: the log said\nExit Code: 0":                                                              false,
+		"Output: Exit Code: 3 is in this line":                                                            false,
+		"":                                                                                                false,
 	} {
 		if got := geminiOutputFailed(text); got != want {
 			t.Errorf("geminiOutputFailed(%q) = %v, want %v", text, got, want)
@@ -187,7 +187,7 @@ func genGeminiSession(rng *rand.Rand) session {
 		var msgs []map[string]any
 		for i := range n {
 			m := map[string]any{"id": fmt.Sprintf("%s-m%d", id, i), "timestamp": "2026-12-01T10:00:01.000Z", "type": "gemini", "content": "x",
-				"model": []string{"gemini-2.5-pro", "gemini-2.5-flash", "gemini-3.8-flash"}[rng.IntN(3)],
+				"model":  []string{"gemini-2.5-pro", "gemini-2.5-flash", "gemini-3.8-flash"}[rng.IntN(3)],
 				"tokens": map[string]int{"input": 1000 + rng.IntN(1000), "cached": rng.IntN(1000), "output": rng.IntN(500), "thoughts": rng.IntN(300), "tool": rng.IntN(3), "total": 1}}
 			b.WriteString(line(map[string]any{"id": fmt.Sprintf("%s-u%d", id, i), "type": "user", "content": []any{map[string]string{"text": "go \"tokens\""}}}))
 			b.WriteString(line(m))
@@ -264,6 +264,7 @@ var geminiSeeds = []string{
 	`{"id":"g1","timestamp":"2026-11-30T22:58:02.000Z","type":"gemini","content":"Trying again.","thoughts":[],"tokens":{"input":100000,"output":5000,"cached":60000,"thoughts":2000,"tool":0,"total":107000},"model":"gemini-3.8-flash"}`,
 	`{"id":"g1","type":"gemini","tokens":{"input":1,"output":1},"toolCalls":[{"id":"c","name":"run_shell_command","args":{"command":"false"},"result":[{"functionResponse":{"id":"c","name":"run_shell_command","response":{"output":"Output: (empty)\nExit Code: 1"}}}],"status":"success"}]}`,
 	`{"id":"g2","type":"gemini","toolCalls":[{"id":"d","name":"x","status":"error","result":[{"functionResponse":{"response":{"error":"Tool execution blocked: runaway: no"}}}]}]}`,
+	`{"id":"g5","type":"gemini","toolCalls":[{"id":"e","name":"x","status":"error","result":[{"functionResponse":{"response":{"error":"Agent execution stopped by hook: runaway: cap"}}}]}]}`,
 	`{"$set":{"messages":[{"id":"g1","type":"gemini","tokens":{"input":3,"cached":9}}]}}`,
 	`{"$rewindTo":"g1"}`,
 	`{"id":"g3","type":"gemini","tokens":{"input":-5,"output":1e3,"cached":"x"}}`,
@@ -300,4 +301,14 @@ func FuzzGeminiLine(f *testing.F) {
 			t.Errorf("line %q counted again when read twice: %+v then %+v", line, sum, total)
 		}
 	})
+}
+
+// A call stopped with the run (continue: false) is a hook's block too.
+func TestGeminiStoppedCallIsBlocked(t *testing.T) {
+	var got []ToolResult
+	geminiLine([]byte(`{"id":"g","type":"gemini","toolCalls":[{"id":"c","name":"run_shell_command","status":"error","result":[{"functionResponse":{"response":{"error":"Agent execution stopped by hook: runaway: cap"}}}]}]}`),
+		"f", &geminiState{}, &Sink{ToolResult: func(r ToolResult) { got = append(got, r) }})
+	if len(got) != 1 || !got[0].Failed || got[0].Blocked != "runaway: cap" {
+		t.Errorf("got %+v", got)
+	}
 }
