@@ -13,7 +13,7 @@ import (
 // agent is one of the real harness binaries the tests drive, as pinned in
 // agents.txt and installed by install-agents.sh.
 type agent struct {
-	name    string // the binary: "claude", "codex" or "gemini"
+	name    string // the binary: "claude", "codex", "opencode" or "gemini"
 	pin     string // npm package@version from agents.txt
 	path    string // the installed binary, "" when missing
 	looked  string // where it was looked for
