@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -105,14 +106,14 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 		if len(dest) == 0 {
 			dest = []string{"."}
 		}
-		sh.extractInto(dest[len(dest)-1], sh.archiveArg(operands(rest, "dxP")))
+		sh.extractInto(dest[len(dest)-1], sh.archiveArg(operands(rest, "dxP")), 0)
 	case "tar", "bsdtar", "gtar":
 		if extracts(rest) {
 			dest := optionValues(rest, "-C", "--directory")
 			if len(dest) == 0 {
 				dest = []string{"."}
 			}
-			sh.extractInto(dest[len(dest)-1], "")
+			sh.extractInto(dest[len(dest)-1], sh.archiveArg(tarFile(rest)), stripComponents(rest))
 		}
 	case "rm", "unlink", "rmdir", "trash", "trash-put", "gio-trash":
 		sh.paths(operands(rest, ""), opUnlink, !viaXargs)
@@ -359,9 +360,9 @@ func (sh *shell) archiveArg(ops []string) string {
 }
 
 // extractInto: an archive's files land in dest; when dest is or holds a
-// protected file, what the archive holds decides, and an archive the wire
-// cannot list is denied.
-func (sh *shell) extractInto(dest, archive string) {
+// protected file, the archive's entries decide (strip: tar's
+// --strip-components), and an archive the wire cannot list is denied.
+func (sh *shell) extractInto(dest, archive string, strip int) {
 	d := sh.abs(dest)
 	if d == "" {
 		return
@@ -371,12 +372,56 @@ func (sh *shell) extractInto(dest, archive string) {
 		return
 	}
 	if k := sh.t.classify(d); k != notProtected {
-		sh.t.deny(&finding{action: "unpack an archive into " + k.noun(), path: d})
+		sh.t.deny(&finding{action: "unpack an archive into " + k.noun(), path: filepath.Clean(d)})
 		return
 	}
-	if in := sh.t.inside(d); len(in) > 0 {
-		sh.t.deny(&finding{action: "unpack an archive into " + d + ", which holds " + in[0].kind.noun(), path: in[0].path, why: "whose files it may replace"})
+	in := sh.t.inside(d)
+	if len(in) == 0 {
+		return
 	}
+	names, ok := archiveEntries(archive)
+	if !ok {
+		sh.t.deny(&finding{action: "unpack an archive runaway cannot list into " + filepath.Clean(d) + ", which holds " + in[0].kind.noun(), path: in[0].path, why: "whose files it may replace"})
+		return
+	}
+	for _, n := range names {
+		parts := strings.Split(strings.TrimPrefix(filepath.ToSlash(n), "/"), "/")
+		if len(parts) <= strip {
+			continue
+		}
+		target := d + "/" + strings.Join(parts[strip:], "/")
+		if k := sh.t.classify(target); k != notProtected {
+			sh.t.deny(&finding{action: "unpack an archive over " + k.noun(), path: filepath.Clean(target)})
+			return
+		}
+		if sh.t.done() {
+			return
+		}
+	}
+}
+
+// tarFile is the archive tar reads: -f FILE, --file=FILE, or the f of a
+// cluster (xzf FILE, -xzf FILE).
+func tarFile(args []string) []string {
+	if v := optionValues(args, "-f", "--file"); len(v) > 0 {
+		return v[len(v)-1:]
+	}
+	for i, a := range args {
+		if !strings.HasPrefix(a, "--") && strings.Contains(a, "f") && (i == 0 || strings.HasPrefix(a, "-")) && i+1 < len(args) {
+			return args[i+1 : i+2]
+		}
+	}
+	return nil
+}
+
+// stripComponents is tar's --strip-components=N.
+func stripComponents(args []string) int {
+	for _, v := range optionValues(args, "--strip-components", "--strip") {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			return n
+		}
+	}
+	return 0
 }
 
 // fileText reads a small file the line names (xargs -a, source): its

@@ -1,7 +1,10 @@
 package tamper_test
 
 import (
+	"archive/tar"
+	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -46,6 +49,11 @@ func corpusHome(t testing.TB, ar *txtar.Archive) (home string, env map[string]st
 	must(t, os.Chmod(filepath.Join(home, ".local/bin/runaway"), 0o755))
 	must(t, os.Symlink(filepath.Join(home, ".local/state/runaway/sessions"), filepath.Join(proj, "sessions-link")))
 	must(t, os.Link(filepath.Join(home, ".config/runaway/config.json"), filepath.Join(proj, "cfg-hardlink.json")))
+	// Archives: two harmless, two that hold runaway's files.
+	writeTarGz(t, filepath.Join(proj, "dist.tar.gz"), "dist/app.js", "dist/index.html")
+	writeTarGz(t, filepath.Join(proj, "evil.tar.gz"), "README", ".claude/settings.local.json")
+	writeTarGz(t, filepath.Join(home, "dots.tgz"), ".bashrc", ".config/runaway/config.json")
+	writeZip(t, filepath.Join(proj, "site.zip"), "index.html", "css/site.css")
 
 	env = map[string]string{
 		"HOME":              home,
@@ -81,6 +89,33 @@ func corpusHome(t testing.TB, ar *txtar.Archive) (home string, env map[string]st
 	git(home, "commit", "-qm", "dotfiles")
 	must(t, os.WriteFile(settings, now, 0o644))
 	return home, env
+}
+
+// writeTarGz writes a gzip'ed tar holding empty files of those names.
+func writeTarGz(t testing.TB, p string, names ...string) {
+	t.Helper()
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	tw := tar.NewWriter(gz)
+	for _, n := range names {
+		must(t, tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Typeflag: tar.TypeReg}))
+	}
+	must(t, tw.Close())
+	must(t, gz.Close())
+	must(t, os.WriteFile(p, b.Bytes(), 0o644))
+}
+
+// writeZip writes a zip holding empty files of those names.
+func writeZip(t testing.TB, p string, names ...string) {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for _, n := range names {
+		_, err := zw.Create(n)
+		must(t, err)
+	}
+	must(t, zw.Close())
+	must(t, os.WriteFile(p, b.Bytes(), 0o644))
 }
 
 func must(t testing.TB, err error) {
