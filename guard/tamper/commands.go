@@ -36,7 +36,7 @@ var readers = map[string]bool{
 	"base64": true, "column": true, "fold": true, "tr": true, "cut": true, "paste": true, "nl": true,
 	"tac": true, "rev": true, "type": true, "which": true, "whereis": true, "true": true, "false": true,
 	":": true, "zcat": true, "zless": true, "lsattr": true, "getfacl": true, "namei": true, "mkdir": true,
-	"touch": true, "zip": true, "command-v": true, "export": true, "local": true, "declare": true,
+	"touch": true, "command-v": true, "export": true, "local": true, "declare": true,
 }
 
 // run checks one command, given as its expanded words; it returns what
@@ -108,6 +108,9 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 		}
 		sh.extractInto(dest[len(dest)-1], sh.archiveArg(operands(rest, "dxP")), 0)
 	case "tar", "bsdtar", "gtar":
+		if contains(rest, "--remove-files") {
+			sh.paths(operands(rest, "fCbTXgKLNV"), opUnlink, true)
+		}
 		if extracts(rest) {
 			dest := optionValues(rest, "-C", "--directory")
 			if len(dest) == 0 {
@@ -126,6 +129,17 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 			return nil
 		}
 		sh.copyLike(name, rest, "tSmogefB", viaXargs)
+		if name == "rsync" && contains(rest, "--remove-source-files") {
+			ops := operands(rest, "efB")
+			if len(ops) > 1 {
+				sh.paths(ops[:len(ops)-1], opUnlink, true)
+			}
+		}
+	case "zip":
+		// zip -m moves the files it adds into the archive.
+		if hasShortFlag(rest, 'm') || contains(rest, "--move") {
+			sh.paths(operands(rest, "bnxitP"), opUnlink, true)
+		}
 	case "chmod", "chown", "chgrp", "chattr", "setfacl", "xattr":
 		sh.paths(operands(rest, ""), opDeep, !viaXargs)
 	case "tee", "truncate", "sponge", "patch", "ed", "ex", "vi", "vim", "nvim", "view", "nano", "pico",
