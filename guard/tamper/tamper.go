@@ -125,8 +125,7 @@ func (t *checker) check(c Call) Result {
 // failClosed denies a call the wire could not judge when its text names
 // anything protected (or could make a path at run time: globs, variables).
 func (t *checker) failClosed(c Call, why string) Result {
-	switch c.Tool {
-	case "Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "TodoWrite", "Agent", "Task":
+	if !looksAt(c.Tool) {
 		return Result{}
 	}
 	text := string(c.Input)
