@@ -76,6 +76,9 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 		if len(rest) > 0 {
 			return &stdin{text: "/usr/bin/" + filepath.Base(rest[len(rest)-1]) + "\n", exact: true}
 		}
+	case "dirname", "basename", "realpath", "readlink":
+		// Path arithmetic in $(…): what it prints is known.
+		return sh.pathOutput(name, operands(rest, ""))
 	case "cd", "pushd":
 		sh.chdir(cdTarget(sh, rest))
 	case "popd":
@@ -171,6 +174,7 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 		sh.goCmd(rest)
 	case "find":
 		sh.find(rest)
+		return sh.findOutput(rest)
 	case "git":
 		sh.git(rest)
 	case "runaway", "runaway.exe":
@@ -750,7 +754,11 @@ func (sh *shell) pathArg(text string, op pathOp, ancestors bool) {
 		return
 	}
 	if op != opWrite && ancestors {
-		if in := sh.t.inside(p); len(in) > 0 {
+		in := sh.t.inside(p)
+		if op == opUnlink {
+			in = sh.t.insideName(p)
+		}
+		if len(in) > 0 {
 			sh.t.deny(&finding{action: "remove, move or lock a folder (" + filepath.Clean(p) + ") that holds " + in[0].kind.noun(), path: in[0].path})
 		}
 	}
@@ -978,6 +986,73 @@ func (sh *shell) find(args []string) {
 			}
 		}
 	}
+}
+
+// pathOutput is what dirname, basename, realpath and readlink print.
+func (sh *shell) pathOutput(name string, ops []string) *stdin {
+	var out []string
+	for _, o := range ops {
+		if !known(o) {
+			return nil
+		}
+		switch name {
+		case "dirname":
+			out = append(out, filepath.Dir(o))
+		case "basename":
+			out = append(out, filepath.Base(o))
+		default:
+			p := sh.abs(o)
+			if p == "" {
+				return nil
+			}
+			out = append(out, sh.t.realPath(p))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &stdin{text: strings.Join(out, "\n") + "\n", exact: true}
+}
+
+// findOutput stands in for what find prints: the protected paths at or
+// under its start folders that its -name filters match (the rest of its
+// output cannot matter to the wire).
+func (sh *shell) findOutput(args []string) *stdin {
+	var starts, names []string
+	i := 0
+	for i < len(args) && !strings.HasPrefix(args[i], "-") && args[i] != "(" && args[i] != "!" {
+		starts = append(starts, args[i])
+		i++
+	}
+	if len(starts) == 0 {
+		starts = []string{"."}
+	}
+	filtered := false
+	for ; i+1 < len(args); i++ {
+		switch args[i] {
+		case "-name", "-iname":
+			names, filtered = append(names, args[i+1]), true
+		case "-path", "-ipath", "-wholename", "-regex", "-iregex":
+			names, filtered = append(names, "*"), true
+		}
+	}
+	var out []string
+	for _, s := range starts {
+		p := sh.abs(s)
+		if p == "" || !known(p) {
+			return nil
+		}
+		if sh.t.classify(p) != notProtected {
+			out = append(out, filepath.Clean(p))
+			continue
+		}
+		for _, pp := range sh.t.inside(p) {
+			if !filtered || nameMatchesBelow(names, filepath.Clean(p), pp.path) {
+				out = append(out, pp.path)
+			}
+		}
+	}
+	return &stdin{text: strings.Join(out, "\n") + "\n", exact: true, from: append([]string{"find"}, args...)}
 }
 
 // nameMatchesBelow reports whether a -name pattern matches the name of q,

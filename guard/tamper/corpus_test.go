@@ -49,6 +49,7 @@ func corpusHome(t testing.TB, ar *txtar.Archive) (home string, env map[string]st
 	must(t, os.Chmod(filepath.Join(home, ".local/bin/runaway"), 0o755))
 	must(t, os.Symlink(filepath.Join(home, ".local/state/runaway/sessions"), filepath.Join(proj, "sessions-link")))
 	must(t, os.Link(filepath.Join(home, ".config/runaway/config.json"), filepath.Join(proj, "cfg-hardlink.json")))
+	must(t, os.Symlink(filepath.Join(home, ".config/runaway"), filepath.Join(proj, "cfgdir2")))
 	// Archives: two harmless, two that hold runaway's files.
 	writeTarGz(t, filepath.Join(proj, "dist.tar.gz"), "dist/app.js", "dist/index.html")
 	writeTarGz(t, filepath.Join(proj, "evil.tar.gz"), "README", ".claude/settings.local.json")

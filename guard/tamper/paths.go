@@ -396,6 +396,29 @@ func (t *checker) inside(p string) []protectedPath {
 	return out
 }
 
+// insideName is inside for removing p: a symlink at its end is removed,
+// not followed (rm -rf link leaves what it points to).
+func (t *checker) insideName(p string) []protectedPath {
+	if p == "" || !known(p) {
+		return nil
+	}
+	if strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") {
+		return t.inside(p)
+	}
+	if fi, err := t.lstat(filepath.Clean(p)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return t.inside(p)
+	}
+	clean := filepath.Clean(p)
+	named := filepath.Join(t.realPath(filepath.Dir(clean)), filepath.Base(clean))
+	var out []protectedPath
+	for _, pp := range t.protected {
+		if pp.exists && (under(pp.path, clean) || under(pp.real, named)) {
+			out = append(out, pp)
+		}
+	}
+	return out
+}
+
 // maxSettingsRead bounds what the wire reads of a settings file.
 const maxSettingsRead = 4 << 20
 
