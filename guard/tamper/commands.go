@@ -68,10 +68,20 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 	case "printf":
 		return sh.printf(rest)
 	case "cat":
-		if ops := operands(rest, ""); len(ops) == 0 && in != nil {
+		ops := operands(rest, "")
+		if len(ops) == 0 && in != nil {
 			return in
 		}
-		return &stdin{text: strings.Join(rest, " ")}
+		// $(cat list): small files' text is known.
+		var text strings.Builder
+		for _, o := range ops {
+			f := sh.fileText(o)
+			if f == nil {
+				return &stdin{text: strings.Join(rest, " ")}
+			}
+			text.WriteString(f.text)
+		}
+		return &stdin{text: text.String(), exact: len(ops) > 0}
 	case "which", "command-v":
 		if len(rest) > 0 {
 			return &stdin{text: "/usr/bin/" + filepath.Base(rest[len(rest)-1]) + "\n", exact: true}

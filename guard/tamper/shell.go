@@ -165,9 +165,11 @@ func (sh *shell) stmt(s *syntax.Stmt, in *stdin) *stdin {
 		case syntax.WordHdoc:
 			in = &stdin{text: sh.document(r.Word) + "\n", exact: true}
 		case syntax.RdrIn:
-			// < file: its content is not read here.
+			// < file: what it holds, when it is small (xargs rm < list).
 			in = nil
-			sh.fields(r.Word)
+			if fs := sh.fields(r.Word); len(fs) == 1 && (r.N == nil || r.N.Value == "0") {
+				in = sh.fileText(fs[0])
+			}
 		default:
 			writes = append(writes, r)
 		}
@@ -175,6 +177,9 @@ func (sh *shell) stmt(s *syntax.Stmt, in *stdin) *stdin {
 	run := sh
 	if s.Background || s.Coprocess {
 		run = sh.sub()
+	}
+	if s.Cmd == nil && in != nil {
+		return in // $(< file)
 	}
 	out := run.command(s.Cmd, in)
 	for _, r := range writes {
