@@ -149,8 +149,12 @@ func (f SettingsFile) Spec(bin string) HookSpec {
 	return spec
 }
 
-// GeminiEvent is Gemini CLI's event before a tool call.
-const GeminiEvent = "BeforeTool"
+// GeminiEvent and GeminiModelEvent are Gemini CLI's events before a tool
+// call and before a model request.
+const (
+	GeminiEvent      = "BeforeTool"
+	GeminiModelEvent = "BeforeModel"
+)
 
 // TimeoutSeconds turns a handler's timeout as written in this file into
 // seconds (Gemini CLI writes milliseconds).
@@ -169,6 +173,13 @@ func (f SettingsFile) TimeoutSeconds(t float64) float64 {
 // event from its input.
 func (f SettingsFile) Specs(bin string) []HookSpec {
 	pre := f.Spec(bin)
+	if f.Harness == "gemini" {
+		// BeforeModel: a deny there aborts the turn before the request is
+		// sent (a resumed session over its cap spends nothing more).
+		model := pre
+		model.Event = GeminiModelEvent
+		return []HookSpec{pre, model}
+	}
 	if f.Harness != "claude" && f.Harness != "codex" {
 		return []HookSpec{pre}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -60,17 +61,24 @@ type geminiRun struct {
 
 // runGemini runs `gemini -p` headless against srv: --yolo offers the model
 // the shell tool, --skip-trust lets it run in the project folder.
-func (s *sandbox) runGemini(srv *geminiServer, prompt string) geminiRun {
+func (s *sandbox) runGemini(srv *geminiServer, prompt string, more ...string) geminiRun {
 	s.t.Helper()
 	env := map[string]string{"GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": srv.URL()}
 	before := s.geminiSessions()
-	r := geminiRun{procResult: s.exec(env, "", geminiAgent.path, "-p", prompt, "--yolo", "--skip-trust", "-o", "json", "-m", geminiModel)}
+	args := append([]string{"-p", prompt, "--yolo", "--skip-trust", "-o", "json", "-m", geminiModel}, more...)
+	r := geminiRun{procResult: s.exec(env, "", geminiAgent.path, args...)}
 	_ = json.Unmarshal([]byte(r.Stdout), &r.Out)
 	var fresh []string
 	for p := range s.geminiSessions() {
-		if !before[p] {
+		if !before[p] || slicesContains(more, "-r") {
 			fresh = append(fresh, p)
 		}
+	}
+	if slicesContains(more, "-r") && len(fresh) > 1 {
+		// A resumed session may go on in a new file (0.61 starts one named
+		// for the resume's minute, with the same session id): the newest.
+		sort.Strings(fresh)
+		fresh = fresh[len(fresh)-1:]
 	}
 	if len(fresh) != 1 {
 		s.t.Fatalf("gemini -p (exit %d) wrote %d session files, want 1: %v\nstdout:\n%s\nstderr:\n%s", r.Code, len(fresh), fresh, r.Stdout, r.Stderr)
@@ -278,6 +286,17 @@ func TestGeminiCapEndsRun(t *testing.T) {
 		t.Errorf("runaway: $%.9f (estimated %v, %s), the server's usage priced: $%.9f", st.SpendUSD, st.Estimated, st.State, want)
 	}
 	geminiRow(t, "cap $0.20", r, srv, s)
+
+	// Resumed over its cap, the session sends the model nothing: the
+	// BeforeModel entry denies the request before it goes out.
+	rr := s.runGemini(srv, "go on", "-r", "latest")
+	if got := srv.served("main"); got != 4 {
+		t.Errorf("the resumed session sent %d requests in all, want still 4 (exit %d)\nstdout:\n%s\nstderr:\n%s", got, rr.Code, rr.Stdout, rr.Stderr)
+	}
+	if len(rr.Out.Warnings) == 0 || !strings.Contains(rr.Out.Warnings[0], "Agent execution stopped: runaway: this session has spent $0.24") {
+		t.Errorf("the resumed run's warnings %q do not say runaway stopped it", rr.Out.Warnings)
+	}
+	t.Logf("TABLE | resumed over the cap | exit %d | %d main requests in all | runaway $%.6f | warnings %q", rr.Code, srv.served("main"), s.status("gemini", r.Out.SessionID).SpendUSD, rr.Out.Warnings)
 }
 
 // A subagent's calls are guarded too (same session id), and its spend is

@@ -104,7 +104,7 @@ func detect(in *Input, hint Harness) Harness {
 		return OpenCode
 	case in.TurnID != "":
 		return Codex
-	case in.HookEventName == geminiBeforeTool:
+	case in.HookEventName == geminiBeforeTool, in.HookEventName == geminiBeforeModel:
 		return Gemini
 	case hint == Codex && in.PromptID == "":
 		return Codex
@@ -112,8 +112,11 @@ func detect(in *Input, hint Harness) Harness {
 	return Claude
 }
 
-// geminiBeforeTool is Gemini CLI's event before a tool call.
-const geminiBeforeTool = "BeforeTool"
+// Gemini CLI's events before a tool call and before a model request.
+const (
+	geminiBeforeTool  = "BeforeTool"
+	geminiBeforeModel = "BeforeModel"
+)
 
 // isToolCall reports whether the input is a call before a tool runs
 // (PreToolUse; Gemini CLI's BeforeTool; OpenCode's tool.execute.before);
@@ -128,10 +131,10 @@ func (in *Input) isToolCall() bool {
 }
 
 // isModelRequest reports whether the input comes before a model request
-// (OpenCode's chat.params): only the spend wire answers it, so that a
-// session past its cap stops before it spends more.
+// (OpenCode's chat.params, Gemini CLI's BeforeModel): only the spend wire
+// answers it, so that a session past its cap stops before it spends more.
 func (in *Input) isModelRequest() bool {
-	return in.HookEventName == "chat.params"
+	return in.HookEventName == "chat.params" || in.HookEventName == geminiBeforeModel
 }
 
 // isPromptSubmit reports whether the input is a user's prompt on its way to

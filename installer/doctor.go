@@ -492,18 +492,25 @@ func (d *doctor) checkFile(h Harness, w wiredFile) {
 // checkEntry checks there is exactly one entry under the event and that
 // it is well formed. The PreToolUse entry guards every call; without the
 // UserPromptSubmit one a stopped session's next prompt still reaches the
-// model (warned, since setups before it lack it).
+// model (warned, since setups before it lack it); Gemini CLI's BeforeModel
+// entry does that before each model request.
 func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries []configs.Entry) (configs.Entry, bool) {
 	check, what := w.check+"-entry", "each runs on every call"
-	if event == "UserPromptSubmit" {
+	switch event {
+	case "UserPromptSubmit":
 		check, what = w.check+"-prompt-entry", "each runs on every prompt"
+	case configs.GeminiModelEvent:
+		check, what = w.check+"-model-entry", "each runs before every model request"
 	}
 	fix := "run: " + w.fix
 	switch len(entries) {
 	case 0:
-		if event == "UserPromptSubmit" {
+		switch event {
+		case "UserPromptSubmit":
 			d.add(StatusWarn, check, "no runaway entry under UserPromptSubmit in %s: a prompt in a session over its cap still reaches the model before runaway stops its first tool call; %s", name, fix)
-		} else {
+		case configs.GeminiModelEvent:
+			d.add(StatusWarn, check, "no runaway entry under BeforeModel in %s: a session over its cap still sends the model a request before runaway stops its first tool call; %s", name, fix)
+		default:
 			d.add(StatusFail, check, "no runaway entry in %s: %s is not guarded; %s", name, h.Name, fix)
 		}
 		return configs.Entry{}, false
