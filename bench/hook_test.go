@@ -367,3 +367,43 @@ func BenchmarkHookNotify(b *testing.B) {
 	b.ReportMetric(float64(percentile(withSleep, 99).Microseconds()), "sleep-p99-µs")
 	b.ReportMetric(0, "ns/op")
 }
+
+// openCodeCall is a tool.execute.before call as runaway's OpenCode plugin
+// sends it, in a session of msgs steps all of which OpenCode priced at $0
+// (the plugin then lists each one for runaway to price: the largest report
+// it sends).
+func openCodeCall(i, msgs int) string {
+	unpriced := make([]string, msgs)
+	for j := range unpriced {
+		unpriced[j] = `{"model":"claude-sonnet-4-5","in":1200,"out":350,"cr":80000,"cc":1500}`
+	}
+	return fmt.Sprintf(`{"hook_event_name":"tool.execute.before","session_id":"ses_dd150a03fffem7MQii8Pl4Hre7","cwd":"/home/u/proj","prompt_id":"msg_u1","tool_name":"bash","tool_input":{"command":"npm test -- --watch=false %d","description":"Run the test suite"},"tool_use_id":"call_%d","opencode":{"plugin":1,"instance":"7c0e","seq":%d,"cost_usd":0,"tokens":{"in":1200,"out":350,"cr":80000,"cc":1500},"unpriced":[%s],"models":["claude-sonnet-4-5"],"results":[{"id":"call_%d","failed":false}]}}`,
+		i%3, i, i+1, strings.Join(unpriced, ","), i-1)
+}
+
+// BenchmarkHookOpenCode times `runaway hook opencode` on the plugin's call
+// of a 1-step and a 1000-step session against `runaway hook claude` on a
+// typical call and the floor program, alternated. Reported: medians and
+// ratios to the floor.
+func BenchmarkHookOpenCode(b *testing.B) {
+	dir := b.TempDir()
+	runaway := build(b, dir, "runaway", "github.com/runaway-guard/runaway/cmd/runaway")
+	floor := build(b, dir, "floor", "github.com/runaway-guard/runaway/bench/floor")
+	env := hookEnv(b)
+	transcript := filepath.Join(dir, "none.jsonl")
+	var base, claude, small, large []time.Duration
+	for i := 0; b.Loop(); i++ {
+		base = append(base, runOnce(b, floor, nil, env, fmt.Sprintf(typicalClaudeCall, transcript, i%3, i)))
+		claude = append(claude, runOnce(b, runaway, []string{"hook", "claude"}, env, fmt.Sprintf(typicalClaudeCall, transcript, i%3, i)))
+		small = append(small, runOnce(b, runaway, []string{"hook", "opencode"}, env, openCodeCall(i, 1)))
+		large = append(large, runOnce(b, runaway, []string{"hook", "opencode"}, env, openCodeCall(i, 1000)))
+	}
+	mf := median(base)
+	b.ReportMetric(float64(median(claude).Microseconds()), "claude-µs")
+	b.ReportMetric(float64(median(small).Microseconds()), "opencode-µs")
+	b.ReportMetric(float64(median(large).Microseconds()), "opencode1000-µs")
+	b.ReportMetric(float64(median(small))/float64(mf), "opencode/floor")
+	b.ReportMetric(float64(median(large))/float64(mf), "opencode1000/floor")
+	b.ReportMetric(float64(median(claude))/float64(mf), "claude/floor")
+	b.ReportMetric(0, "ns/op")
+}
