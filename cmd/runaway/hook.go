@@ -17,13 +17,15 @@ func init() { register(newHookCmd) }
 
 func newHookCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook [claude|codex]",
+		Use:   "hook [claude|codex|gemini|opencode]",
 		Short: "Answer one tool call (run by the agent before every tool call)",
 		Long: `hook reads one tool call's JSON from stdin, as the agent sends it before
 running the tool, and answers on stdout in the agent's own format: nothing
 (go on), a warning, ask the person, deny, or end the turn.
 
 The agent is told from the input itself; the argument is only a hint.
+OpenCode runs it from runaway's plugin (see runaway setup), before every
+tool call and every model request.
 hook always exits 0: whatever goes wrong ends in "no decision" and a line
 in runaway's error log.`,
 		// The agent's command line must never make the hook fail: no flag
