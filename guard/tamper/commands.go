@@ -202,7 +202,7 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 		sh.script(strings.Join(rest, " "))
 	case "source", ".":
 		if len(rest) > 0 {
-			sh.scriptFile(rest[0])
+			sh.scriptFile(rest[0], in)
 		}
 	case "apply_patch", "applypatch":
 		if len(rest) > 0 {
@@ -474,9 +474,17 @@ const maxScriptRead = 256 << 10
 
 // scriptFile checks a script the line runs (source, bash FILE) as it is
 // on disk now.
-func (sh *shell) scriptFile(name string) {
-	if in := sh.fileText(name); in != nil {
-		sh.script(in.text)
+func (sh *shell) scriptFile(name string, in *stdin) {
+	switch name {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-":
+		// What the command reads: a heredoc, a here-string, a pipe.
+		if in != nil {
+			sh.script(in.text)
+		}
+		return
+	}
+	if f := sh.fileText(name); f != nil {
+		sh.script(f.text)
 	}
 }
 
@@ -901,7 +909,7 @@ func (sh *shell) subShell(args []string, in *stdin) {
 		}
 	}
 	if ops := operands(args, "o"); len(ops) > 0 {
-		sh.sub().scriptFile(ops[0])
+		sh.sub().scriptFile(ops[0], in)
 		return
 	}
 	if in != nil {
