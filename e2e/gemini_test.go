@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -70,11 +71,11 @@ func (s *sandbox) runGemini(srv *geminiServer, prompt string, more ...string) ge
 	_ = json.Unmarshal([]byte(r.Stdout), &r.Out)
 	var fresh []string
 	for p := range s.geminiSessions() {
-		if !before[p] || slicesContains(more, "-r") {
+		if !before[p] || slices.Contains(more, "-r") {
 			fresh = append(fresh, p)
 		}
 	}
-	if slicesContains(more, "-r") && len(fresh) > 1 {
+	if slices.Contains(more, "-r") && len(fresh) > 1 {
 		// A resumed session may go on in a new file (0.61 starts one named
 		// for the resume's minute, with the same session id): the newest.
 		sort.Strings(fresh)
@@ -151,7 +152,7 @@ func (r geminiRun) denied() []string {
 func priceServed(log []geminiRequestLog, kinds ...string) float64 {
 	usd := 0.0
 	for _, l := range log {
-		if !slicesContains(kinds, l.Kind) {
+		if !slices.Contains(kinds, l.Kind) {
 			continue
 		}
 		u := l.Usage
@@ -160,15 +161,6 @@ func priceServed(log []geminiRequestLog, kinds ...string) float64 {
 		}).USD
 	}
 	return usd
-}
-
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // hookCalls is how many calls runaway's hook judged in the session
