@@ -83,8 +83,11 @@ type Store struct {
 }
 
 // defaultLockWait is how long a hook waits for a lock before it gives up
-// and answers "no decision".
-const defaultLockWait = 500 * time.Millisecond
+// and answers "no decision". The hooks of one response's calls run at once
+// and each holds the lock while it waits for its call to reach the
+// transcript: three vain waits in a row (maxMisses × lagWait, when the
+// agent writes the response late) must not make the others give up.
+const defaultLockWait = 1500 * time.Millisecond
 
 // ErrLocked is returned when the session's lock was not had in time.
 var ErrLocked = errors.New("session state is locked by another runaway process")
