@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"hash/fnv"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,23 +31,29 @@ import (
 // of its own or inside a snapshot; a tool call's outcome is read from the
 // first record that has it final.
 
-// geminiSeenMax bounds the message ids remembered per file. A session longer
-// than that has its oldest ids forgotten: a snapshot repeating them counts
-// them again, an overestimate rather than a runaway let through.
-const geminiSeenMax = 4096
+// geminiRecentMax is how many messages per file keep the usage yielded for
+// them: a message's records are written close together, so the last tokens
+// of one that changes are counted exactly. Older ones keep only their id's
+// hash (8 bytes), so that a snapshot or a resume repeating them counts
+// nothing again.
+const geminiRecentMax = 8
 
-// geminiCallsMax bounds the tool-call ids remembered per file. A resumed
-// session's file repeats every earlier message, tool calls included.
-const geminiCallsMax = 4096
+// geminiIDsMax bounds the hashed ids remembered per file (of messages and
+// of tool calls). A session longer than that has its oldest ids forgotten:
+// a snapshot repeating them counts them again, an overestimate rather than
+// a runaway let through.
+const geminiIDsMax = 4096
 
 // geminiNestMax bounds how deep subagents of subagents are looked for.
 const geminiNestMax = 4
 
 type geminiState struct {
-	// Seen holds, per message id (hashed), the usage already yielded.
-	Seen []geminiSeen `json:"s,omitempty"`
-	// Calls holds the tool calls (hashed ids) whose outcome was yielded.
-	Calls []uint64 `json:"k,omitempty"`
+	// Recent holds the last messages' usage as yielded; Old the hashed ids
+	// of the messages before them, and Calls those of the tool calls whose
+	// outcome was yielded: 8 bytes each, base64 in the saved Position.
+	Recent []geminiSeen `json:"r,omitempty"`
+	Old    []byte       `json:"o,omitempty"`
+	Calls  []byte       `json:"k,omitempty"`
 }
 
 type geminiSeen struct {
@@ -55,6 +61,25 @@ type geminiSeen struct {
 	In  int64  `json:"i,omitempty"`
 	CR  int64  `json:"c,omitempty"`
 	Out int64  `json:"o,omitempty"`
+}
+
+// hasKey reports whether the packed list holds key.
+func hasKey(list []byte, key uint64) bool {
+	for i := 0; i+8 <= len(list); i += 8 {
+		if binary.LittleEndian.Uint64(list[i:]) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// addKey appends key to the packed list, dropping the oldest past
+// geminiIDsMax.
+func addKey(list []byte, key uint64) []byte {
+	if len(list) >= geminiIDsMax*8 {
+		list = list[len(list)-(geminiIDsMax-1)*8:]
+	}
+	return binary.LittleEndian.AppendUint64(list, key)
 }
 
 func (s geminiSeen) usage() Usage { return Usage{Input: s.In, CacheRead: s.CR, Output: s.Out} }
@@ -272,25 +297,25 @@ func geminiTokensOf(r *geminiRecord, file string, st *geminiState, sink *Sink) {
 	key := hashID(r.ID)
 	var counted Usage
 	found := false
-	for i := range st.Seen {
-		if st.Seen[i].Key == key {
-			counted, found = st.Seen[i].usage(), true
+	for i := range st.Recent {
+		if st.Recent[i].Key == key {
+			counted, found = st.Recent[i].usage(), true
 			if counted == u {
 				return
 			}
-			st.Seen[i].In, st.Seen[i].CR, st.Seen[i].Out = u.Input, u.CacheRead, u.Output
+			st.Recent[i].In, st.Recent[i].CR, st.Recent[i].Out = u.Input, u.CacheRead, u.Output
 			break
 		}
 	}
 	if !found {
-		if u == (Usage{}) {
+		if u == (Usage{}) || hasKey(st.Old, key) {
 			return
 		}
-		if len(st.Seen) == geminiSeenMax {
-			copy(st.Seen, st.Seen[1:])
-			st.Seen = st.Seen[:geminiSeenMax-1]
+		if len(st.Recent) == geminiRecentMax {
+			st.Old = addKey(st.Old, st.Recent[0].Key)
+			st.Recent = append(st.Recent[:0], st.Recent[1:]...)
 		}
-		st.Seen = append(st.Seen, geminiSeen{Key: key, In: u.Input, CR: u.CacheRead, Out: u.Output})
+		st.Recent = append(st.Recent, geminiSeen{Key: key, In: u.Input, CR: u.CacheRead, Out: u.Output})
 	}
 	sink.response(Response{File: file, MessageID: r.ID, Model: r.Model, Time: parseTimeString(r.Timestamp), Usage: u, Counted: counted})
 }
@@ -307,14 +332,10 @@ func geminiToolCall(tc *geminiToolRun, r *geminiRecord, file string, st *geminiS
 		return // still running: its final record comes later
 	}
 	key := hashID(tc.ID)
-	if slices.Contains(st.Calls, key) {
+	if hasKey(st.Calls, key) {
 		return
 	}
-	if len(st.Calls) == geminiCallsMax {
-		copy(st.Calls, st.Calls[1:])
-		st.Calls = st.Calls[:geminiCallsMax-1]
-	}
-	st.Calls = append(st.Calls, key)
+	st.Calls = addKey(st.Calls, key)
 
 	t := parseTimeString(tc.Timestamp)
 	if t.IsZero() {
