@@ -42,14 +42,14 @@ func TestClaudeTUIShowsWarnStopAndBlockedPrompt(t *testing.T) {
 	tui := startTUI(t, s, map[string]string{
 		"ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "dummy", "DISABLE_TELEMETRY": "1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "TERM": "xterm-256color",
-	}, claudeAgent.path, "--model", "claude-sonnet-4-6", "--allowedTools", "Bash")
-	time.Sleep(4 * time.Second) // the UI starts; typing earlier is lost
+	}, claudeAgent.path, "--model", "claude-sonnet-4-6", "--allowedTools", "Bash", "--permission-mode", "default")
+	tui.ready()
 	tui.send("spend some")
 	time.Sleep(time.Second)
 	tui.send("\r")
-	tui.waitFor(`hook stopped`, 90*time.Second)
-	tui.waitFor(`runaway allow [0-9a-f-]+ --add 1`, 10*time.Second)
-	if !regexp.MustCompile(`of its \$1\.00 cap \(90%\)`).MatchString(tui.text()) {
+	tui.waitFor(`hookstopped`, 90*time.Second)
+	tui.waitFor(`runawayallow[0-9a-f-]+--add1`, 10*time.Second)
+	if !regexp.MustCompile(`ofits\$1\.00cap\(90%\)`).MatchString(tui.squashed()) {
 		t.Errorf("the warning at 90%% of the cap was not shown:\n%s", tui.tail())
 	}
 	before := len(srv.log())
@@ -57,9 +57,46 @@ func TestClaudeTUIShowsWarnStopAndBlockedPrompt(t *testing.T) {
 	tui.send("go on")
 	time.Sleep(time.Second)
 	tui.send("\r")
-	tui.waitFor(`Original prompt: go on`, 60*time.Second)
+	tui.waitFor(`Originalprompt:goon`, 60*time.Second)
 	if got := len(srv.log()); got != before {
 		t.Errorf("the blocked prompt sent %d requests, want none", got-before)
+	}
+}
+
+// In the terminal UI an ask is Claude Code's permission prompt with
+// runaway's reason; the person's no interrupts the turn, which then waits
+// for them (so escalation does not come into play there).
+func TestClaudeTUIAsksThePerson(t *testing.T) {
+	requireCommand(t, "hook")
+	claudeAgent.require(t)
+	t.Parallel()
+	s := newSandbox(t)
+	s.setenv("RUNAWAY_REPEAT_RUN", "2")
+	var turns []claudeTurn
+	for range 6 {
+		// No redirection: Claude Code's own rules would ask about a write.
+		turns = append(turns, bash("npm test", claudeUsage{Input: 1000, Output: 50}))
+	}
+	srv := newAnthropicServer(t, claudeScript{Main: turns, End: claudeUsage{Input: 1000, Output: 20}})
+	s.installRunaway()
+	state := `{"hasCompletedOnboarding":true,"theme":"dark","customApiKeyResponses":{"approved":["dummy"]},"projects":{"` + s.proj + `":{"hasTrustDialogAccepted":true,"hasCompletedProjectOnboarding":true}}}`
+	s.writeFile(filepath.Join(s.claudeDir, ".claude.json"), state)
+	s.writeFile(filepath.Join(s.home, ".claude.json"), state)
+	tui := startTUI(t, s, map[string]string{
+		"ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "dummy", "DISABLE_TELEMETRY": "1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "TERM": "xterm-256color",
+	}, claudeAgent.path, "--model", "claude-sonnet-4-6", "--allowedTools", "Bash", "--permission-mode", "default")
+	tui.ready()
+	tui.send("fix the tests")
+	time.Sleep(time.Second)
+	tui.send("\r")
+	tui.waitFor(`requiresconfirmationforthiscommand`, 60*time.Second)
+	tui.waitFor("runaway:thesameBashcall2timesinarow", 10*time.Second)
+	tui.send("\x1b") // no
+	tui.waitFor(`Interrupted`, 30*time.Second)
+	time.Sleep(2 * time.Second)
+	if n := srv.count("main"); n != 2 {
+		t.Errorf("after the person's no, the model was asked %d times in all, want 2 (the turn waits for the person)", n)
 	}
 }
 
@@ -123,17 +160,32 @@ func (u *tui) text() string {
 	return ansi.ReplaceAllString(string(u.out), "")
 }
 
+// squashed is text without any white space: the UI draws some spaces by
+// moving the cursor, so the words of a line can come out joined.
+func (u *tui) squashed() string {
+	return strings.Join(strings.Fields(u.text()), "")
+}
+
 func (u *tui) tail() string {
 	s := u.text()
 	return s[max(0, len(s)-3000):]
 }
 
-// waitFor waits until the text matches re.
+// ready waits for the prompt box's shortcut hint, and a moment more: keys
+// typed before the UI reads them are lost.
+func (u *tui) ready() {
+	u.t.Helper()
+	u.waitFor(`forshortcuts`, 60*time.Second)
+	time.Sleep(time.Second)
+}
+
+// waitFor waits until the squashed text matches re (written without
+// white space).
 func (u *tui) waitFor(re string, within time.Duration) {
 	u.t.Helper()
 	r := regexp.MustCompile(re)
 	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if r.MatchString(u.text()) {
+		if r.MatchString(u.squashed()) {
 			return
 		}
 	}
