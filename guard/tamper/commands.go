@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"mvdan.cc/sh/v3/expand"
 )
 
 // What the wire knows about the commands a line runs: which of their
@@ -101,6 +103,47 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 		}
 	case "read":
 		sh.read(rest, in)
+	case "mapfile", "readarray":
+		// mapfile [-t] NAME: the lines it reads, as an array.
+		if ops := operands(rest, "dnOsuCc"); in != nil {
+			name := "MAPFILE"
+			if len(ops) > 0 {
+				name = ops[0]
+			}
+			sh.env.vars[name] = expand.Variable{Set: true, Kind: expand.Indexed, List: strings.Split(strings.TrimRight(in.text, "\n"), "\n")}
+		}
+	case "trap":
+		// trap 'CMD' SIGNALS: CMD runs later, in this shell.
+		if ops := operands(rest, ""); len(ops) > 1 {
+			sh.script(ops[0])
+		}
+	case "at", "batch":
+		// The commands at reads run later: judged now.
+		if f := optionValues(rest, "-f"); len(f) > 0 {
+			sh.sub().scriptFile(f[0], nil)
+		} else if in != nil {
+			sh.sub().script(in.text)
+		}
+	case "crontab":
+		if ops := operands(rest, "u"); in != nil && (len(ops) == 0 || ops[0] == "-") {
+			sh.cronLines(in.text)
+		} else if len(ops) > 0 {
+			if f := sh.fileText(ops[0]); f != nil {
+				sh.cronLines(f.text)
+			}
+		}
+	case "tmux", "screen", "byobu":
+		// Their commands run in a new shell: tmux new 'CMD', send-keys
+		// 'CMD', run-shell 'CMD'; screen -dm CMD (unwrapped below).
+		if name != "screen" {
+			for _, a := range operands(rest, "sStcnFxyeLf")[min(1, len(operands(rest, "sStcnFxyeLf"))):] {
+				sh.sub().script(a)
+			}
+			return nil
+		}
+		if ops := operands(rest, "SpXcL"); len(ops) > 0 {
+			sh.sub().call(ops, cmdEnv, nil)
+		}
 	case "set":
 		if len(rest) > 0 && (rest[0] == "--" || !strings.HasPrefix(rest[0], "-") && !strings.HasPrefix(rest[0], "+")) {
 			sh.env.params = operands(rest, "")
@@ -1002,6 +1045,20 @@ func (sh *shell) find(args []string) {
 				sh.t.deny(&finding{action: "remove or change files under " + filepath.Clean(p) + ", among them " + pp.kind.noun(), path: pp.path})
 				return
 			}
+		}
+	}
+}
+
+// cronLines checks a crontab's commands (each line after its schedule).
+func (sh *shell) cronLines(text string) {
+	for line := range strings.Lines(text) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0 || strings.HasPrefix(f[0], "#") || strings.Contains(f[0], "="):
+		case strings.HasPrefix(f[0], "@") && len(f) > 1:
+			sh.sub().script(strings.Join(f[1:], " "))
+		case len(f) > 5:
+			sh.sub().script(strings.Join(f[5:], " "))
 		}
 	}
 }

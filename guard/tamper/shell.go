@@ -259,9 +259,9 @@ func (sh *shell) command(cmd syntax.Command, in *stdin) *stdin {
 		sh.stmt(c.X, in)
 		return sh.stmt(c.Y, in)
 	case *syntax.Subshell:
-		sh.sub().stmts(c.Stmts, in)
+		return sh.sub().group(c.Stmts, in)
 	case *syntax.Block:
-		sh.stmts(c.Stmts, in)
+		return sh.group(c.Stmts, in)
 	case *syntax.IfClause:
 		// Every branch may run: each is followed, one after the other.
 		for ic := c; ic != nil; ic = ic.Else {
@@ -299,6 +299,28 @@ func (sh *shell) command(cmd syntax.Command, in *stdin) *stdin {
 		sh.substsIn(c)
 	}
 	return nil
+}
+
+// group runs ( … ) or { … }: what it prints is what its commands print.
+func (sh *shell) group(list []*syntax.Stmt, in *stdin) *stdin {
+	var text strings.Builder
+	exact := true
+	for _, s := range list {
+		if sh.t.done() {
+			return nil
+		}
+		out := sh.stmt(s, in)
+		if out == nil {
+			exact = false
+			continue
+		}
+		text.WriteString(out.text)
+		if !strings.HasSuffix(out.text, "\n") {
+			text.WriteByte('\n')
+		}
+		exact = exact && out.exact
+	}
+	return &stdin{text: text.String(), exact: exact}
 }
 
 // substsIn runs the command and process substitutions inside a node the
