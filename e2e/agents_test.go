@@ -93,7 +93,9 @@ func findAgents() error {
 		a.looked = filepath.Join(cacheRoot(), cacheDirName(pin), "node_modules", ".bin", bin)
 		if _, err := os.Stat(a.looked); err == nil {
 			a.path = a.looked
-			out, err := exec.Command(a.path, "--version").Output()
+			cmd := exec.Command(a.path, "--version")
+			cmd.Env = scratchHome()
+			out, err := cmd.Output()
 			if err != nil {
 				return fmt.Errorf("%s --version: %w", a.path, err)
 			}
@@ -138,4 +140,17 @@ func TestAgentsArePinnedVersions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// versionHome holds the homes of the agents' --version runs: the agents
+// write into their homes even then (Codex makes ~/.codex/tmp), and no test
+// may touch the real one. TestMain sets it inside its temporary folder.
+var versionHome = os.TempDir()
+
+func scratchHome() []string {
+	dir := versionHome
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "CODEX_HOME=" + filepath.Join(dir, ".codex"),
+		"CLAUDE_CONFIG_DIR=" + filepath.Join(dir, ".claude"), "GEMINI_CLI_HOME=" + dir,
+		"XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_DATA_HOME=" + filepath.Join(dir, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(dir, ".local", "state"), "XDG_CACHE_HOME=" + filepath.Join(dir, ".cache")}
 }

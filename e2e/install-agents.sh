@@ -10,6 +10,16 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cache="${RUNAWAY_E2E_CACHE:-$HOME/.cache/runaway-e2e}"
 mkdir -p "$cache"
 
+# The agents write into their homes even for --version (Codex makes
+# ~/.codex/tmp): run them with every home in a scratch folder, never the real one.
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+in_scratch() {
+  env HOME="$scratch" CODEX_HOME="$scratch/.codex" CLAUDE_CONFIG_DIR="$scratch/.claude" \
+    GEMINI_CLI_HOME="$scratch" XDG_CONFIG_HOME="$scratch/.config" XDG_DATA_HOME="$scratch/.local/share" \
+    XDG_STATE_HOME="$scratch/.local/state" XDG_CACHE_HOME="$scratch/.cache" "$@"
+}
+
 # The folder name for a pin: "@openai/codex@0.169.0" -> "openai-codex@0.169.0".
 dir_for() {
   local pin="$1"
@@ -40,7 +50,7 @@ grep -v '^[[:space:]]*\(#\|$\)' "$here/agents.txt" | while read -r pin; do
       # A half-finished install is thrown away, so a retry starts clean.
       rm -rf "$dest" && mkdir -p "$dest"
       if npm install --prefix "$dest" --no-audit --no-fund --no-save --loglevel=error "$pin" >"$dest.log" 2>&1 \
-        && "$exe" --version >/dev/null 2>&1; then
+        && in_scratch "$exe" --version >/dev/null 2>&1; then
         touch "$dest/.complete"
         break
       fi
@@ -53,7 +63,7 @@ grep -v '^[[:space:]]*\(#\|$\)' "$here/agents.txt" | while read -r pin; do
   fi
   # The version is on stdout; warnings (Codex: "could not create PATH
   # aliases" when CODEX_HOME does not exist yet) go to stderr.
-  version="$("$exe" --version 2>/dev/null | head -n 1 || true)"
-  [ -n "$version" ] || version="$("$exe" --version 2>&1 | head -n 1 || true)"
+  version="$(in_scratch "$exe" --version 2>/dev/null | head -n 1 || true)"
+  [ -n "$version" ] || version="$(in_scratch "$exe" --version 2>&1 | head -n 1 || true)"
   echo "install-agents: $bin $version ($exe)"
 done

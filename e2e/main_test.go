@@ -51,6 +51,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "building runaway:", err)
 		return 1
 	}
+	versionHome = filepath.Join(dir, "version-home")
 	if err := findAgents(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
