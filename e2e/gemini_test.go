@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runaway-guard/runaway/pricing"
 )
@@ -54,6 +55,9 @@ type geminiRun struct {
 	procResult
 	Session string           // the session file
 	Records []map[string]any // its JSON lines
+	// Started are the other session files a resumed run wrote to: its
+	// start-up file (see TestGeminiResumedUnderCap).
+	Started []string
 	Out     struct {
 		SessionID string   `json:"session_id"`
 		Warnings  []string `json:"warnings"`
@@ -61,7 +65,8 @@ type geminiRun struct {
 }
 
 // runGemini runs `gemini -p` headless against srv: --yolo offers the model
-// the shell tool, --skip-trust lets it run in the project folder.
+// the shell tool, --skip-trust lets it run in the project folder. The
+// run's session file is the one it created, or with -r the one it resumed.
 func (s *sandbox) runGemini(srv *geminiServer, prompt string, more ...string) geminiRun {
 	s.t.Helper()
 	env := map[string]string{"GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": srv.URL()}
@@ -69,28 +74,29 @@ func (s *sandbox) runGemini(srv *geminiServer, prompt string, more ...string) ge
 	args := append([]string{"-p", prompt, "--yolo", "--skip-trust", "-o", "json", "-m", geminiModel}, more...)
 	r := geminiRun{procResult: s.exec(env, "", geminiAgent.path, args...)}
 	_ = json.Unmarshal([]byte(r.Stdout), &r.Out)
-	var fresh []string
-	for p := range s.geminiSessions() {
-		if !before[p] || slices.Contains(more, "-r") {
-			fresh = append(fresh, p)
+	var session []string
+	for p, size := range s.geminiSessions() {
+		old, existed := before[p]
+		switch {
+		case size == old:
+		case !slices.Contains(more, "-r"):
+			if !existed {
+				session = append(session, p)
+			}
+		case strings.Contains(s.readFile(p)[old:], `{"$set":{"sessionId":`):
+			// What ChatRecordingService.initialize appends to the file
+			// it resumes.
+			session = append(session, p)
+		default:
+			r.Started = append(r.Started, p)
 		}
 	}
-	if slices.Contains(more, "-r") && len(fresh) > 1 {
-		// A resumed session may go on in a new file (0.61 starts one named
-		// for the resume's minute, with the same session id): the newest.
-		sort.Strings(fresh)
-		fresh = fresh[len(fresh)-1:]
+	sort.Strings(r.Started)
+	if len(session) != 1 {
+		s.t.Fatalf("gemini -p %q (exit %d) wrote to %d session files, want 1: %v (started %v)\nstdout:\n%s\nstderr:\n%s", more, r.Code, len(session), session, r.Started, r.Stdout, r.Stderr)
 	}
-	if len(fresh) != 1 {
-		s.t.Fatalf("gemini -p (exit %d) wrote %d session files, want 1: %v\nstdout:\n%s\nstderr:\n%s", r.Code, len(fresh), fresh, r.Stdout, r.Stderr)
-	}
-	r.Session = fresh[0]
-	for _, l := range nonEmptyLines(s.readFile(r.Session)) {
-		var m map[string]any
-		if json.Unmarshal([]byte(l), &m) == nil {
-			r.Records = append(r.Records, m)
-		}
-	}
+	r.Session = session[0]
+	r.Records = s.geminiRecords(r.Session)
 	var first, last string
 	for _, rec := range r.Records {
 		if ts, ok := rec["timestamp"].(string); ok {
@@ -105,13 +111,28 @@ func (s *sandbox) runGemini(srv *geminiServer, prompt string, more ...string) ge
 	return r
 }
 
-func (s *sandbox) geminiSessions() map[string]bool {
-	m, _ := filepath.Glob(filepath.Join(s.home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
-	set := map[string]bool{}
-	for _, p := range m {
-		set[p] = true
+// geminiRecords are the JSON lines of a session file.
+func (s *sandbox) geminiRecords(path string) []map[string]any {
+	var recs []map[string]any
+	for _, l := range nonEmptyLines(s.readFile(path)) {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil {
+			recs = append(recs, m)
+		}
 	}
-	return set
+	return recs
+}
+
+// geminiSessions are the main session files and their sizes.
+func (s *sandbox) geminiSessions() map[string]int64 {
+	m, _ := filepath.Glob(filepath.Join(s.home, ".gemini", "tmp", "*", "chats", "session-*.jsonl"))
+	sizes := map[string]int64{}
+	for _, p := range m {
+		if fi, err := os.Stat(p); err == nil {
+			sizes[p] = fi.Size()
+		}
+	}
+	return sizes
 }
 
 // ToolCalls are the session's tool calls as "status name: output or error",
@@ -330,4 +351,100 @@ func TestGeminiSubagentSpendAndRemove(t *testing.T) {
 	if _, err := os.Stat(s.geminiSettings()); err != nil {
 		t.Error(err)
 	}
+}
+
+// A session resumed under its cap goes on spending, and runaway counts it:
+// its spend equals the server's usage over all the runs. Gemini CLI 0.61
+// starts a session file for the new run before it loads the resumed one
+// (Config.initialize runs GeminiClient.initialize, which starts a chat and
+// so a ChatRecordingService file: header and $set.messages with the
+// session context; then resumeChat re-initializes the recording on the
+// resumed file, which every later record goes to). The resume waits for a
+// new minute so that this start-up file does not share the resumed file's
+// name (in the same minute its two lines go to the resumed file). It holds
+// nothing to resume, so the next -r latest picks the resumed file again.
+func TestGeminiResumedUnderCap(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	s.setupGemini()
+	s.setenv("RUNAWAY_SESSION_CAP_USD", "1")
+	srv := newGeminiServer(t, geminiScript{
+		Turns:  []geminiTurn{{Cmd: "echo one"}, {Cmd: "echo two"}},
+		Resume: []geminiTurn{{Cmd: "echo three"}},
+		Usage:  geminiUsageEach,
+	})
+	r := s.runGemini(srv, "do two steps")
+	if got := srv.served("main"); got != 3 {
+		t.Fatalf("the first run made %d requests, want 3 (2 calls, then text)", got)
+	}
+	sid := r.Out.SessionID
+	minute := strings.TrimPrefix(filepath.Base(r.Session), "session-")[:len("2006-01-02T15-04")]
+	if now := time.Now().UTC(); now.Format("2006-01-02T15-04") == minute {
+		wait := now.Truncate(time.Minute).Add(time.Minute + time.Second).Sub(now)
+		t.Logf("waiting %s for a new minute", wait.Round(time.Millisecond))
+		time.Sleep(wait)
+	}
+
+	check := func(run string, rr geminiRun, requests, calls int) {
+		t.Helper()
+		if rr.Out.SessionID != sid || rr.Session != r.Session {
+			t.Fatalf("%s: session %s went on in %s, want %s in %s", run, rr.Out.SessionID, filepath.Base(rr.Session), sid, filepath.Base(r.Session))
+		}
+		if got := srv.served("main"); got != requests {
+			t.Errorf("%s: %d requests in all, want %d (exit %d)\nstderr:\n%s", run, got, requests, rr.Code, rr.Stderr)
+		}
+		if got := geminiPaid(rr.Records); got != requests {
+			t.Errorf("%s: %s holds %d responses with tokens, want all %d", run, filepath.Base(r.Session), got, requests)
+		}
+		st := s.status("gemini", sid)
+		want := priceServed(srv.log(), "main", "subagent", "utility")
+		if math.Abs(st.SpendUSD-want) > 1e-9 || st.Estimated || st.Transcript != r.Session {
+			t.Errorf("%s: runaway $%.9f (estimated %v, from %s), the server's usage priced over all runs: $%.9f", run, st.SpendUSD, st.Estimated, st.Transcript, want)
+		}
+		if got := s.hookCalls(sid); got != calls {
+			t.Errorf("%s: the hook judged %d calls of the session, want %d", run, got, calls)
+		}
+		t.Logf("TABLE | %s | exit %d | %d main requests in all | runaway $%.6f (%s) | server $%.6f", run, rr.Code, srv.served("main"), st.SpendUSD, st.State, want)
+	}
+	check("first run", r, 3, 2)
+
+	// Each resume also writes a start-up file for its minute: a header and
+	// the session context, no message, nothing counted or resumed.
+	startup := func(run string, rr geminiRun) {
+		t.Helper()
+		if len(rr.Started) != 1 || !strings.HasSuffix(rr.Started[0], "-"+sid[:8]+".jsonl") {
+			t.Fatalf("%s: wrote to start-up files %q, want one session-<minute>-%s.jsonl", run, rr.Started, sid[:8])
+		}
+		recs := s.geminiRecords(rr.Started[0])
+		for _, rec := range recs {
+			if id, ok := rec["sessionId"].(string); ok && id != sid {
+				t.Errorf("%s: the start-up file's header names session %s, want %s", run, id, sid)
+			}
+			if _, ok := rec["id"]; ok || strings.Contains(fmt.Sprint(rec), "tokens") {
+				t.Errorf("%s: the start-up file has a message record: %v", run, rec)
+			}
+		}
+		t.Logf("%s: went on in %s; start-up file %s (%d records, no messages)", run, filepath.Base(rr.Session), filepath.Base(rr.Started[0]), len(recs))
+	}
+	rr := s.runGemini(srv, geminiResumePrompt, "-r", "latest")
+	check("resumed under the cap", rr, 5, 3)
+	startup("resumed under the cap", rr)
+
+	// Resumed again: latest is still the first file, as the start-up one
+	// has nothing to resume.
+	rr = s.runGemini(srv, geminiResumePrompt, "-r", "latest")
+	check("resumed again", rr, 7, 4)
+	startup("resumed again", rr)
+}
+
+// geminiPaid counts the responses with tokens among a session file's
+// message records (each id once; snapshots repeat them).
+func geminiPaid(recs []map[string]any) int {
+	ids := map[string]bool{}
+	for _, rec := range recs {
+		if id, _ := rec["id"].(string); id != "" && rec["type"] == "gemini" && rec["tokens"] != nil {
+			ids[id] = true
+		}
+	}
+	return len(ids)
 }

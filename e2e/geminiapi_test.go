@@ -34,7 +34,14 @@ type geminiScript struct {
 	Turns    []geminiTurn
 	SubTurns []string
 	Usage    geminiUsage // every answer's
+	// Resume are the turns after a later prompt (a resumed session's):
+	// from the last user text equal to ResumePrompt, the calls are counted
+	// from there.
+	Resume []geminiTurn
 }
+
+// geminiResumePrompt is the prompt a resumed run sends.
+const geminiResumePrompt = "go on"
 
 // geminiTurn is one scripted call: a shell command, or an invoke_agent
 // of the generalist subagent.
@@ -94,9 +101,11 @@ func (r *geminiRequest) hasTool(name string) bool {
 	return false
 }
 
-func (r *geminiRequest) functionResponses() int {
+// functionResponses counts the function responses in the request's
+// contents from the from-th on.
+func (r *geminiRequest) functionResponses(from int) int {
 	n := 0
-	for _, c := range r.Contents {
+	for _, c := range r.Contents[from:] {
 		for _, p := range c.Parts {
 			if len(p.FunctionResponse) > 0 {
 				n++
@@ -104,6 +113,19 @@ func (r *geminiRequest) functionResponses() int {
 		}
 	}
 	return n
+}
+
+// lastPrompt is the index of the last user content with a text part equal
+// to text, -1 when there is none.
+func (r *geminiRequest) lastPrompt(text string) int {
+	for i := len(r.Contents) - 1; i >= 0; i-- {
+		for _, p := range r.Contents[i].Parts {
+			if r.Contents[i].Role == "user" && strings.TrimSpace(p.Text) == text {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 func (s *geminiServer) serve(w http.ResponseWriter, r *http.Request) {
@@ -141,7 +163,11 @@ func (s *geminiServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	n := req.functionResponses()
+	n := req.functionResponses(0)
+	turns := s.script.Turns
+	if i := req.lastPrompt(geminiResumePrompt); i >= 0 && s.script.Resume != nil {
+		n, turns = req.functionResponses(i), s.script.Resume
+	}
 	log := geminiRequestLog{Kind: "main", Model: model, Responses: n, Usage: s.script.Usage}
 	var parts []any
 	switch {
@@ -154,12 +180,12 @@ func (s *geminiServer) serve(w http.ResponseWriter, r *http.Request) {
 			log.Answer = "complete_task"
 			parts = []any{map[string]any{"functionCall": map[string]any{"name": "complete_task", "args": map[string]any{"result": map[string]any{"response": "looked around"}}}}}
 		}
-	case n < len(s.script.Turns) && s.script.Turns[n].Subagent:
+	case n < len(turns) && turns[n].Subagent:
 		log.Answer = "invoke_agent"
 		parts = []any{map[string]any{"functionCall": map[string]any{"name": "invoke_agent", "args": map[string]any{"agent_name": "generalist", "prompt": "look around the project"}}}}
-	case n < len(s.script.Turns):
-		log.Answer = s.script.Turns[n].Cmd
-		parts = []any{map[string]any{"text": "Trying again."}, shellCallPart(s.script.Turns[n].Cmd)}
+	case n < len(turns):
+		log.Answer = turns[n].Cmd
+		parts = []any{map[string]any{"text": "Trying again."}, shellCallPart(turns[n].Cmd)}
 	default:
 		log.Answer = "text"
 		parts = []any{map[string]any{"text": "Done."}}

@@ -138,6 +138,8 @@ type statusView struct {
 	Estimated bool    `json:"estimated"`
 	CapUSD    float64 `json:"cap_usd"`
 	State     string  `json:"state"`
+	// Transcript is the main file runaway reads the session from.
+	Transcript string `json:"transcript"`
 }
 
 // status returns runaway's view of one session.
