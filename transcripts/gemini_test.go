@@ -209,10 +209,13 @@ func genGeminiSession(rng *rand.Rand) session {
 			case 0:
 				b.WriteString(line(map[string]any{"$set": map[string]any{"messages": msgs}}))
 			case 1:
+				// A legacy .json session converted on resume.
 				b.WriteString(header(id, kind))
 				for _, m := range msgs {
 					b.WriteString(line(m))
 				}
+			case 4:
+				b.WriteString(geminiResumeLines(id, kind, msgs, rng.IntN(2) == 0))
 			case 2:
 				b.WriteString(line(map[string]string{"$rewindTo": m["id"].(string)}))
 			case 3:
@@ -224,6 +227,10 @@ func genGeminiSession(rng *rand.Rand) session {
 		return b.String()
 	}
 	s.files[main] = []byte(file(sid, "main", 2+rng.IntN(10)))
+	if rng.IntN(2) == 0 {
+		// A resume's start-up file, from a later minute: not the session's.
+		s.files["chats/session-2026-12-01T10-07-"+sid[:8]+".jsonl"] = []byte(geminiResumeLines(sid, "main", nil, true))
+	}
 	parents := []string{sid}
 	for range rng.IntN(4) {
 		parent := parents[rng.IntN(len(parents))]
@@ -232,6 +239,39 @@ func genGeminiSession(rng *rand.Rand) session {
 		parents = append(parents, id)
 	}
 	return s
+}
+
+// geminiResumeLines are the lines Gemini CLI 0.61 appends to a session
+// file it resumes (seen in e2e TestGeminiResumedUnderCap): with startUp,
+// first the new run's start-up header and session context (when the resume
+// starts in the file's minute the start-up file has its name), then
+// $set.sessionId and a $set.messages snapshot of the whole conversation,
+// the responses' content as parts, a user message "<id>_response" after
+// each with tool calls.
+func geminiResumeLines(id, kind string, msgs []map[string]any, startUp bool) string {
+	var b strings.Builder
+	line := func(v any) { j, _ := json.Marshal(v); b.Write(j); b.WriteByte('\n') }
+	context := map[string]any{"id": "ctx", "type": "user", "content": []any{map[string]string{"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}}}
+	if startUp {
+		line(map[string]any{"sessionId": id, "projectHash": "ff", "startTime": "2026-12-01T10:07:00.000Z", "lastUpdated": "2026-12-01T10:07:00.000Z", "kind": kind})
+		line(map[string]any{"$set": map[string]any{"messages": []any{context}, "lastUpdated": "2026-12-01T10:07:00.000Z"}})
+	}
+	if msgs == nil {
+		return b.String()
+	}
+	line(map[string]any{"$set": map[string]string{"sessionId": id}})
+	all := []any{context}
+	for _, m := range msgs {
+		m := maps(m)
+		m["content"] = []any{map[string]string{"text": "x"}}
+		all = append(all, m)
+		if m["toolCalls"] != nil {
+			all = append(all, map[string]any{"id": m["id"].(string) + "_response", "type": "user", "content": []any{map[string]any{"functionResponse": map[string]any{"id": "c"}}}})
+		}
+	}
+	line(map[string]any{"$set": map[string]any{"messages": all, "lastUpdated": "2026-12-01T10:07:00.001Z"}})
+	line(map[string]any{"id": id + "-go-on", "type": "user", "content": []any{map[string]string{"text": "go on"}}})
+	return b.String()
 }
 
 func maps(m map[string]any) map[string]any {
@@ -310,5 +350,80 @@ func TestGeminiStoppedCallIsBlocked(t *testing.T) {
 		"f", &geminiState{}, &Sink{ToolResult: func(r ToolResult) { got = append(got, r) }})
 	if len(got) != 1 || !got[0].Failed || got[0].Blocked != "runaway: cap" {
 		t.Errorf("got %+v", got)
+	}
+}
+
+// A resumed session goes on in its file (Gemini CLI 0.61, e2e
+// TestGeminiResumedUnderCap): the resume appends a snapshot repeating every
+// response (more than geminiRecentMax of them), then its own responses.
+// Each is counted once, each tool result reported once, and the resume's start-up file beside it (same session id,
+// a later minute, no messages) is not one of the session's files.
+func TestGeminiResumeGoesOnInItsFile(t *testing.T) {
+	dir := t.TempDir()
+	chats := filepath.Join(dir, "chats")
+	os.MkdirAll(chats, 0o755)
+	sid := "e0e0d10e-8ae7-46c4-86a9-ab4618027a0e"
+	main := filepath.Join(chats, "session-2026-12-01T11-33-e0e0d10e.jsonl")
+	startUp := filepath.Join(chats, "session-2026-12-01T11-34-e0e0d10e.jsonl")
+	header := fmt.Sprintf(`{"sessionId":%q,"projectHash":"19","startTime":"2026-12-01T11:33:29.617Z","lastUpdated":"2026-12-01T11:33:29.617Z","kind":"main"}`+"\n", sid)
+	var msgs []map[string]any
+	run := func(ids ...string) string {
+		var b strings.Builder
+		for _, id := range ids {
+			m := map[string]any{"id": id, "timestamp": "2026-12-01T11:33:30.644Z", "type": "gemini", "content": "Trying again.", "model": "gemini-3.8-flash",
+				"tokens": map[string]int{"input": 100000, "output": 5000, "cached": 60000, "thoughts": 2000, "tool": 0, "total": 107000}}
+			j, _ := json.Marshal(m)
+			b.Write(j)
+			b.WriteString("\n")
+			m = maps(m)
+			m["toolCalls"] = []any{map[string]any{"id": "call-" + id, "name": "run_shell_command", "args": map[string]string{"command": "echo " + id}, "status": "success",
+				"result": []any{map[string]any{"functionResponse": map[string]any{"response": map[string]string{"output": "Output: " + id}}}}}}
+			j, _ = json.Marshal(m)
+			b.Write(j)
+			b.WriteString("\n")
+			msgs = append(msgs, m)
+		}
+		return b.String()
+	}
+	var first []string
+	for i := range geminiRecentMax + 2 {
+		first = append(first, fmt.Sprintf("g%d", i+1))
+	}
+	os.WriteFile(main, []byte(header+run(first...)), 0o600)
+	var pos Position
+	var total Usage
+	var results []string
+	sink := Sink{
+		Response:   func(r Response) { total = total.Add(r.Usage).Sub(r.Counted) },
+		ToolResult: func(r ToolResult) { results = append(results, r.ToolUseID) },
+	}
+	read := func() {
+		t.Helper()
+		if _, err := ReadGemini(context.Background(), main, &pos, sink); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	os.WriteFile(startUp, []byte(geminiResumeLines(sid, "main", nil, true)), 0o600)
+	f, _ := os.OpenFile(main, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(geminiResumeLines(sid, "main", msgs, false) + run("r1", "r2"))
+	f.Close()
+	read()
+	n := int64(len(first) + 2)
+	if want := (Usage{Input: n * 40000, CacheRead: n * 60000, Output: n * 7000}); total != want {
+		t.Errorf("total %+v, want %d responses' %+v", total, n, want)
+	}
+	var want []string
+	for _, id := range append(first, "r1", "r2") {
+		want = append(want, "call-"+id)
+	}
+	if !slices.Equal(results, want) {
+		t.Errorf("tool results %q, want %q", results, want)
+	}
+	if full := readAll(t, ReadGemini, main); tokensOnly(full.Usage) != total || int64(full.Responses) != n {
+		t.Errorf("a full read: %+v in %d responses, the incremental one %+v", full.Usage, full.Responses, total)
+	}
+	if files, _ := GeminiSessionFiles(main); len(files) != 1 {
+		t.Errorf("session files %q, want only the resumed file", files)
 	}
 }
