@@ -18,7 +18,10 @@ import (
 // shared/reference/gemini-cli-observed.md §5):
 //
 //   - a header {"sessionId", "projectHash", "kind", …} first (again after a
-//     resume);
+//     resume that starts in the file's minute: a resumed session goes on in
+//     its file, and the run's start-up file, header and session context,
+//     then has the same name; from a later minute it is a file of its own
+//     with no message, not read);
 //   - message records {"id", "type", …}; the same id is written again each
 //     time the message changes: a "gemini" message first with its "tokens"
 //     when the stream ends, then with its "toolCalls" once the tools ran;
