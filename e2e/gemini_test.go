@@ -83,7 +83,7 @@ func (s *sandbox) runGemini(srv *geminiServer, prompt string, more ...string) ge
 			if !existed {
 				session = append(session, p)
 			}
-		case strings.Contains(s.readFile(p)[old:], `{"$set":{"sessionId":`):
+		case strings.Contains(s.readFile(p)[min(old, size):], `{"$set":{"sessionId":`):
 			// What ChatRecordingService.initialize appends to the file
 			// it resumes.
 			session = append(session, p)
