@@ -190,9 +190,6 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID s
 	if path == "" {
 		return false, nil
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
 	found := callID != "" && s.Spend.sawCall(callID)
 	sink := transcripts.Sink{
 		Response: func(r transcripts.Response) {
@@ -213,9 +210,19 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID s
 	read := reader(h)
 	deadline := time.Now().Add(lagWait)
 	for {
-		more, err = read(ctx, path, &s.Spend.Pos, sink)
-		if err != nil || more || found || !wait {
-			break
+		// Claude Code 2.1.328 creates a session's transcript after the hooks
+		// of its first calls have started (seen in e2e: the file did not
+		// exist yet when the first of 6 parallel hooks began): a missing file
+		// is waited for like a call not written yet.
+		if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+			if !wait {
+				return false, nil
+			}
+		} else {
+			more, err = read(ctx, path, &s.Spend.Pos, sink)
+			if err != nil || more || found || !wait {
+				break
+			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			s.Spend.Misses++

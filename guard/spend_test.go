@@ -246,3 +246,22 @@ func TestPromptKey(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code 2.1.328 creates a session's transcript after the hooks of its
+// first calls have started: the hook waits for the file as for a call not
+// written yet, so the first response is priced (before, it answered at once
+// with nothing, and a first response over the cap ran).
+func TestSpendWaitsForATranscriptNotCreatedYet(t *testing.T) {
+	s := newClaudeSession(t, "s1", map[string]string{"RUNAWAY_SESSION_CAP_USD": "1"})
+	line := `{"type":"assistant","sessionId":"s1","requestId":"req_1","timestamp":"2026-11-30T12:00:00Z","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"step 1"}}],"usage":{"input_tokens":3000000,"output_tokens":0}}}` + "\n"
+	go func() {
+		time.Sleep(60 * time.Millisecond)
+		os.WriteFile(s.path, []byte(line), 0o644)
+	}()
+	in := fmt.Sprintf(`{"session_id":"s1","transcript_path":%q,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"step 1"},"tool_use_id":"toolu_1"}`, s.path)
+	var out bytes.Buffer
+	s.h.Run(strings.NewReader(in), &out, "claude")
+	if !strings.Contains(out.String(), `"continue":false`) {
+		t.Fatalf("answer = %q, want the stop: the first response is $3 over a $1 cap", out.String())
+	}
+}
