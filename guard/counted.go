@@ -3,9 +3,10 @@ package guard
 import (
 	"encoding/binary"
 	"errors"
-
 	"io/fs"
 	"os"
+
+	"github.com/runaway-guard/runaway/configs"
 )
 
 // countedKeys is the set of the keys of the responses and tool results a
@@ -53,7 +54,7 @@ func (c *countedKeys) flush() error {
 	if len(c.added) == 0 {
 		return c.err
 	}
-	f, err := openRegular(c.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := configs.OpenRegular(c.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/runaway-guard/runaway/configs"
 )
 
 // Logs bounded in size: when a log passes its bound it is renamed to
@@ -29,7 +31,7 @@ func appendBounded(path string, line []byte, bound int64) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := openRegular(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := configs.OpenRegular(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}

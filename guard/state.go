@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -203,27 +202,9 @@ func readSession(path string) (*Session, error) {
 	return &sess, nil
 }
 
-// openRegular opens one of the files the hook reads or appends to without
-// blocking in open(2), as it would on a FIFO put in the file's place, and
-// refuses anything but a regular file.
-func openRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		if err == nil {
-			err = fmt.Errorf("%s is not a regular file", path)
-		}
-		return nil, err
-	}
-	return f, nil
-}
-
 // readRegular reads a whole file through openRegular.
 func readRegular(path string) ([]byte, error) {
-	f, err := openRegular(path, os.O_RDONLY, 0)
+	f, err := configs.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

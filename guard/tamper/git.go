@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/runaway-guard/runaway/configs"
 )
 
 // git commands that put files back as a repository has them (checkout,
@@ -181,7 +183,7 @@ func readIndex(top string) []byte {
 			gitDir = d
 		}
 	}
-	f, err := openRegular(filepath.Join(gitDir, "index"), os.O_RDONLY, 0)
+	f, err := configs.OpenRegular(filepath.Join(gitDir, "index"), os.O_RDONLY, 0)
 	if err != nil {
 		return []byte{} // no index: nothing tracked
 	}

@@ -7,8 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/runaway-guard/runaway/configs"
 )
 
 // Which paths are protected, and how a path a call names is resolved the
@@ -426,7 +427,7 @@ const maxSettingsRead = 4 << 20
 // is refused: opening a FIFO blocks until a writer comes, and a device such
 // as /dev/tty waits for the person.
 func readSmall(p string) (string, error) {
-	f, err := openRegular(p, os.O_RDONLY, 0)
+	f, err := configs.OpenRegular(p, os.O_RDONLY, 0)
 	if err != nil {
 		return "", err
 	}
@@ -439,23 +440,6 @@ func readSmall(p string) (string, error) {
 		return "", fmt.Errorf("%s is larger than %d bytes", p, maxSettingsRead)
 	}
 	return string(data), nil
-}
-
-// openRegular opens a file without blocking in open(2), as it would on a
-// FIFO put in the file's place, and refuses anything but a regular file.
-func openRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		if err == nil {
-			err = fmt.Errorf("%s is not a regular file", path)
-		}
-		return nil, err
-	}
-	return f, nil
 }
 
 // remember notes a file the line writes with known content (a script
