@@ -33,16 +33,7 @@ func TestClaudeTUIShowsWarnStopAndBlockedPrompt(t *testing.T) {
 	}
 	srv := newAnthropicServer(t, claudeScript{Main: turns})
 	s.installRunaway()
-	// Past the first-run screens: onboarding done, the folder trusted, the
-	// API key approved.
-	state := `{"hasCompletedOnboarding":true,"theme":"dark","customApiKeyResponses":{"approved":["dummy"]},"projects":{"` + s.proj + `":{"hasTrustDialogAccepted":true,"hasCompletedProjectOnboarding":true}}}`
-	s.writeFile(filepath.Join(s.claudeDir, ".claude.json"), state)
-	s.writeFile(filepath.Join(s.home, ".claude.json"), state)
-
-	tui := startTUI(t, s, map[string]string{
-		"ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "dummy", "DISABLE_TELEMETRY": "1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "TERM": "xterm-256color",
-	}, claudeAgent.path, "--model", "claude-sonnet-4-6", "--allowedTools", "Bash", "--permission-mode", "default")
+	tui := startClaudeTUI(t, s, srv)
 	tui.ready()
 	tui.send("spend some")
 	time.Sleep(time.Second)
@@ -63,6 +54,20 @@ func TestClaudeTUIShowsWarnStopAndBlockedPrompt(t *testing.T) {
 	}
 }
 
+// startClaudeTUI starts Claude Code's terminal UI against srv, past its
+// first-run screens: onboarding done, the folder trusted, the API key
+// approved.
+func startClaudeTUI(t *testing.T, s *sandbox, srv *anthropicServer) *tui {
+	t.Helper()
+	state := `{"hasCompletedOnboarding":true,"theme":"dark","customApiKeyResponses":{"approved":["dummy"]},"projects":{"` + s.proj + `":{"hasTrustDialogAccepted":true,"hasCompletedProjectOnboarding":true}}}`
+	s.writeFile(filepath.Join(s.claudeDir, ".claude.json"), state)
+	s.writeFile(filepath.Join(s.home, ".claude.json"), state)
+	return startTUI(t, s, map[string]string{
+		"ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "dummy", "DISABLE_TELEMETRY": "1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "TERM": "xterm-256color",
+	}, claudeAgent.path, "--model", "claude-sonnet-4-6", "--allowedTools", "Bash", "--permission-mode", "default")
+}
+
 // In the terminal UI an ask is Claude Code's permission prompt with
 // runaway's reason; the person's no interrupts the turn, which then waits
 // for them (so escalation does not come into play there).
@@ -79,13 +84,7 @@ func TestClaudeTUIAsksThePerson(t *testing.T) {
 	}
 	srv := newAnthropicServer(t, claudeScript{Main: turns, End: claudeUsage{Input: 1000, Output: 20}})
 	s.installRunaway()
-	state := `{"hasCompletedOnboarding":true,"theme":"dark","customApiKeyResponses":{"approved":["dummy"]},"projects":{"` + s.proj + `":{"hasTrustDialogAccepted":true,"hasCompletedProjectOnboarding":true}}}`
-	s.writeFile(filepath.Join(s.claudeDir, ".claude.json"), state)
-	s.writeFile(filepath.Join(s.home, ".claude.json"), state)
-	tui := startTUI(t, s, map[string]string{
-		"ANTHROPIC_BASE_URL": srv.URL(), "ANTHROPIC_API_KEY": "dummy", "DISABLE_TELEMETRY": "1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "TERM": "xterm-256color",
-	}, claudeAgent.path, "--model", "claude-sonnet-4-6", "--allowedTools", "Bash", "--permission-mode", "default")
+	tui := startClaudeTUI(t, s, srv)
 	tui.ready()
 	tui.send("fix the tests")
 	time.Sleep(time.Second)
