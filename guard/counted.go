@@ -21,6 +21,9 @@ type countedKeys struct {
 	added []byte              // keys not yet appended to the file
 	set   map[uint64]struct{} // the file's keys and added, once asked
 	err   error               // loading the file failed: nothing is known
+	// readOnly: keys are added in memory only (status, a session whose
+	// state is not kept).
+	readOnly bool
 }
 
 func (c *countedKeys) Add(k uint64) {
@@ -51,7 +54,7 @@ func (c *countedKeys) Has(k uint64) bool {
 
 // flush appends the keys added since the last flush to the file.
 func (c *countedKeys) flush() error {
-	if len(c.added) == 0 {
+	if len(c.added) == 0 || c.readOnly {
 		return c.err
 	}
 	f, err := configs.OpenRegular(c.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -71,6 +74,10 @@ func (c *countedKeys) flush() error {
 // reset forgets every key: the session reads another transcript.
 func (c *countedKeys) reset() {
 	c.added, c.set = c.added[:0], nil
+	if c.readOnly {
+		c.set = map[uint64]struct{}{}
+		return
+	}
 	if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.err = err
 	}

@@ -7,6 +7,7 @@ package guard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -230,6 +231,11 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness, fc *fa
 
 	store := &Store{Dir: h.StateDir, LockWait: h.lockWait()}
 	locked, err := store.Open(ctx, in.Harness, in.SessionID)
+	if errors.Is(err, ErrNotKept) {
+		// Answered from the call and the transcripts alone.
+		h.errorLog().Log("hook "+string(in.Harness), err)
+		err = nil
+	}
 	if err != nil {
 		if tamper.Kind != None {
 			h.errorLog().Log("hook "+string(in.Harness), err)
@@ -253,12 +259,14 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness, fc *fa
 		// Too late: the answer would not be printed; keep state as it was.
 		return nil, err
 	}
+	// The answer stands whether or not it can be recorded: a decision the
+	// wires made (a stop due, a loop found) is not dropped for a full disk.
 	if err := h.record(c, ans); err != nil {
-		return fc.deny(), err
+		h.errorLog().Log("hook "+string(in.Harness), err)
 	}
 	note := notification(c, ans)
-	if err := locked.Save(); err != nil {
-		return fc.deny(), fmt.Errorf("saving session state: %w", err)
+	if err := locked.Save(); err != nil && !errors.Is(err, ErrNotKept) {
+		h.errorLog().Log("hook "+string(in.Harness), fmt.Errorf("%w (the answer was given; the next call counts again from what was last written): %w", ErrNotKept, err))
 	}
 	h.notify(c.policy, note)
 	if in.isPromptSubmit() {

@@ -43,22 +43,27 @@ func newClaudeSession(t *testing.T, id string, env map[string]string) *claudeSes
 
 // respond appends one API response of millions of input tokens that made
 // one tool call, then runs the hook on that call; it returns the answer.
-func (s *claudeSession) respond(millions int, extra string) string {
+// The call's command is "step <n>", or cmd when given.
+func (s *claudeSession) respond(millions int, extra string, cmd ...string) string {
 	s.n++
+	command := fmt.Sprintf("step %d", s.n)
+	if len(cmd) > 0 {
+		command = cmd[0]
+	}
 	ts := s.ts
 	if ts == "" {
 		ts = "2026-11-30T12:00:00Z"
 	}
-	line := fmt.Sprintf(`{"type":"assistant","sessionId":%q,"requestId":"req_%d","timestamp":%q,"message":{"id":"msg_%d","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"step %d"}}],"usage":{"input_tokens":%d,"output_tokens":0}}}`+"\n",
-		s.id, s.n, ts, s.n, s.n, s.n, millions*1_000_000)
+	line := fmt.Sprintf(`{"type":"assistant","sessionId":%q,"requestId":"req_%d","timestamp":%q,"message":{"id":"msg_%d","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":%q}}],"usage":{"input_tokens":%d,"output_tokens":0}}}`+"\n",
+		s.id, s.n, ts, s.n, s.n, command, millions*1_000_000)
 	f, err := os.OpenFile(s.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	f.WriteString(line)
 	f.Close()
-	in := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"step %d"},"tool_use_id":"toolu_%d"%s}`,
-		s.id, s.path, s.n, s.n, extra)
+	in := fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":%q},"tool_use_id":"toolu_%d"%s}`,
+		s.id, s.path, command, s.n, extra)
 	var out bytes.Buffer
 	s.h.Run(strings.NewReader(in), &out, "claude")
 	return out.String()

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -117,18 +118,24 @@ type Locked struct {
 	Session *Session
 	path    string
 	lock    *flock.Flock
+	notKept error // why the session is held in memory only
 }
 
 // Open locks the session's state and reads it. A missing file is a new
 // session. A file that does not decode is moved aside and reported: the
 // caller answers "no decision" for this call, and the next call starts the
 // session's state afresh (spend is recounted from the transcripts).
+//
+// A state folder that cannot be made or a lock file that cannot be created
+// (a full disk, a file in the folder's place) gives a session held in
+// memory only, with ErrNotKept: the hook still answers what it can tell
+// from the call and the transcripts, and its Save fails.
 func (s *Store) Open(ctx context.Context, h Harness, id string) (*Locked, error) {
 	dir := s.sessionsDir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating state folder: %w", err)
-	}
 	base := filepath.Join(dir, fileBase(h, id))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return s.inMemory(h, id, base, fmt.Errorf("creating state folder: %w", err))
+	}
 	lk := flock.New(base+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	wait := s.LockWait
 	if wait <= 0 {
@@ -141,7 +148,7 @@ func (s *Store) Open(ctx context.Context, h Harness, id string) (*Locked, error)
 		if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			return nil, ErrLocked
 		}
-		return nil, fmt.Errorf("locking session state: %w", err)
+		return s.inMemory(h, id, base, fmt.Errorf("locking session state: %w", err))
 	}
 	l := &Locked{path: base + ".json", lock: lk}
 	sess, err := readSession(l.path)
@@ -157,6 +164,20 @@ func (s *Store) Open(ctx context.Context, h Harness, id string) (*Locked, error)
 	sess.counted = &countedKeys{path: base + ".keys"}
 	l.Session = sess
 	return l, nil
+}
+
+// ErrNotKept marks a session whose state could not be read or written.
+var ErrNotKept = errors.New("session state could not be written")
+
+// inMemory is a new session that is not kept: what the state folder held
+// of it (if it can be read) and nothing is written back.
+func (s *Store) inMemory(h Harness, id, base string, why error) (*Locked, error) {
+	sess, err := readSession(base + ".json")
+	if err != nil || sess == nil {
+		sess = &Session{Version: stateVersion, Harness: h, SessionID: id}
+	}
+	sess.counted = &countedKeys{path: base + ".keys", readOnly: true}
+	return &Locked{Session: sess, notKept: why}, fmt.Errorf("%w: %w", ErrNotKept, why)
 }
 
 // lockWithin takes lk before ctx ends. It waits in flock(2) itself rather
@@ -213,20 +234,27 @@ func readRegular(path string) ([]byte, error) {
 }
 
 // Save writes the state atomically: a temp file in the same folder, then a
-// rename, so a reader never sees half a file.
+// rename, so a reader never sees half a file. On a full disk the file is
+// overwritten in place instead (see writeState). Keys that cannot be
+// written do not keep the state from being written: a later read again
+// then counts their records twice, which overestimates.
 func (l *Locked) Save() error {
+	if l.notKept != nil {
+		return l.notKept
+	}
+	var kerr error
 	if c := l.Session.counted; c != nil {
 		// Before the state that counts them: a key without its state only
 		// makes a later read again skip what it counted then.
 		if err := c.flush(); err != nil {
-			return fmt.Errorf("saving the keys of counted responses: %w", err)
+			kerr = fmt.Errorf("saving the keys of counted responses: %w", err)
 		}
 	}
 	data, err := json.Marshal(l.Session)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(l.path, data)
+	return errors.Join(kerr, writeState(l.path, data))
 }
 
 // Close releases the lock.
@@ -234,6 +262,43 @@ func (l *Locked) Close() {
 	if l.lock != nil {
 		_ = l.lock.Unlock()
 	}
+}
+
+// stateSlack rounds a state file up to whole blocks of this many bytes
+// (JSON allows the trailing spaces), so that the file holds room to grow:
+// on a full disk a write that fits is made in place.
+const stateSlack = 4 << 10
+
+// writeState writes a session's state. When the atomic write fails and
+// the state fits in the file already there (a full disk: the file's blocks
+// are its own), the file is overwritten in place, padded to its size, so
+// that the session keeps its count: the loop wire its run, a stopped
+// session its stop. In place is not atomic; the lock keeps hooks from
+// reading it half-written (status, which reads without the lock, skips a
+// file that does not decode).
+func writeState(path string, data []byte) error {
+	padded := data
+	if n := len(data) % stateSlack; n != 0 {
+		padded = append(data, bytes.Repeat([]byte{' '}, stateSlack-n)...)
+	}
+	err := writeFileAtomic(path, padded)
+	if err == nil {
+		return nil
+	}
+	f, oerr := configs.OpenRegular(path, os.O_WRONLY, 0)
+	if oerr != nil {
+		return err
+	}
+	defer f.Close()
+	fi, serr := f.Stat()
+	if serr != nil || fi.Size() < int64(len(data)) {
+		return err
+	}
+	padded = append(data, bytes.Repeat([]byte{' '}, int(fi.Size())-len(data))...)
+	if _, werr := f.WriteAt(padded, 0); werr != nil {
+		return fmt.Errorf("%w (and in place: %w)", err, werr)
+	}
+	return nil
 }
 
 // writeFileAtomic writes data to path through a temp file in the same

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/runaway-guard/runaway/configs"
@@ -229,17 +230,51 @@ func (d *doctor) checkState() {
 	name := Tilde(d.paths.State)
 	err := os.MkdirAll(d.paths.State, 0o700)
 	if err == nil {
+		// As much as the hook writes for a session (one block): an empty
+		// file can be made on a full disk, a session's state cannot.
 		var f *os.File
 		if f, err = os.CreateTemp(d.paths.State, ".doctor-*"); err == nil {
-			f.Close()
-			err = os.Remove(f.Name())
+			_, err = f.Write(make([]byte, 4<<10))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if rerr := os.Remove(f.Name()); err == nil {
+				err = rerr
+			}
 		}
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		d.add(StatusFail, "state", "%s is not writable (%v): the hook cannot keep its count; free space on its disk", name, err)
+		return
 	}
 	if err != nil {
 		d.add(StatusFail, "state", "%s is not writable (%v): the hook cannot keep its count; fix its permissions", name, err)
 		return
 	}
+	if n, last := unsavedState(d.paths.State); n > 0 {
+		d.add(StatusFail, "state", "%s is writable now, but the hook could not write session state %s since the last doctor run (the answers were given; counts since then may be short); the last: %s", name, times(n), last)
+		return
+	}
 	d.add(StatusOK, "state", "%s is writable", name)
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// unsavedState counts the unread error-log lines that say a session's
+// state could not be written (guard.ErrNotKept), and gives the last.
+func unsavedState(stateDir string) (n int, last string) {
+	fresh, _ := unreadErrors(stateDir)
+	for _, l := range fresh {
+		if strings.Contains(l, "session state could not be written") {
+			n, last = n+1, l
+		}
+	}
+	return n, last
 }
 
 // errorMark is where doctor remembers how far it read the error log: the
