@@ -211,8 +211,10 @@ func TestTamperCorpus(t *testing.T) {
 	type count struct{ stopped, passed int }
 	counts := map[string]*count{}
 	var missed []string
+	var dump strings.Builder
 	for i, c := range cases {
 		got, reason := decide(t, h, c, proj, i)
+		fmt.Fprintf(&dump, "%s %s %s: %s %s\n", c.want, c.class, c.name, got, strings.ReplaceAll(reason, home, "~"))
 		stopped := got == "deny" || got == "ask"
 		if testing.Verbose() && stopped {
 			t.Logf("%s %s %s: %s %.200s", c.want, c.class, c.name, got, strings.ReplaceAll(reason, home, "~"))
@@ -234,6 +236,11 @@ func TestTamperCorpus(t *testing.T) {
 		case c.want == "gap" && stopped:
 			missed = append(missed, fmt.Sprintf("gap %s %s is now %s: make it a deny case", c.class, c.name, got))
 		}
+	}
+	if p := os.Getenv("RUNAWAY_CORPUS_DUMP"); p != "" {
+		// Every case's verdict and reason, one a line: diffed before and
+		// after a change to the wire that should keep every verdict.
+		must(t, os.WriteFile(p, []byte(dump.String()), 0o644))
 	}
 	var keys []string
 	for k := range counts {
