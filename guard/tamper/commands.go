@@ -25,22 +25,6 @@ const (
 	opUnlink               // as opDeep, but only its name: another hard link to the file is left alone
 )
 
-// readers are programs that only read the files they are given, print
-// them, or create what is missing (mkdir, touch): a protected file handed
-// to them passes.
-var readers = map[string]bool{
-	"cat": true, "less": true, "more": true, "head": true, "tail": true, "grep": true, "egrep": true,
-	"fgrep": true, "rg": true, "ag": true, "ack": true, "jq": true, "diff": true, "cmp": true, "wc": true,
-	"stat": true, "file": true, "ls": true, "tree": true, "du": true, "md5sum": true, "sha1sum": true,
-	"sha256sum": true, "sha512sum": true, "shasum": true, "b2sum": true, "cksum": true, "bat": true,
-	"xxd": true, "od": true, "hexdump": true, "strings": true, "realpath": true, "readlink": true,
-	"dirname": true, "basename": true, "test": true, "[": true, "echo": true, "printf": true,
-	"base64": true, "column": true, "fold": true, "tr": true, "cut": true, "paste": true, "nl": true,
-	"tac": true, "rev": true, "type": true, "which": true, "whereis": true, "true": true, "false": true,
-	":": true, "zcat": true, "zless": true, "lsattr": true, "getfacl": true, "namei": true, "mkdir": true,
-	"touch": true, "command-v": true, "export": true, "local": true, "declare": true,
-}
-
 // run checks one command, given as its expanded words; it returns what
 // the command prints when that is known (echo, printf, cat of a heredoc).
 func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin {
@@ -136,7 +120,9 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 		// Their commands run in a new shell: tmux new 'CMD', send-keys
 		// 'CMD', run-shell 'CMD'; screen -dm CMD (unwrapped below).
 		if name != "screen" {
-			for _, a := range operands(rest, "sStcnFxyeLf")[min(1, len(operands(rest, "sStcnFxyeLf"))):] {
+			// tmux(1): -S SOCKET, -t TARGET, -c DIR, -n NAME, -F FORMAT…
+			ops := operands(rest, "sStcnFxyeLf")
+			for _, a := range ops[min(1, len(ops)):] {
 				sh.sub().script(a)
 			}
 			return nil
@@ -152,128 +138,157 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 		for _, n := range operands(rest, "") {
 			delete(sh.env.vars, n)
 		}
-	case "flock":
-		// Holding a session's lock makes every hook answer "no decision".
-		if ops := operands(rest, "wEc"); len(ops) > 0 {
-			sh.pathArg(ops[0], opWrite, false)
-		}
-	case "unzip":
-		dest := optionValues(rest, "-d")
-		if len(dest) == 0 {
-			dest = []string{"."}
-		}
-		sh.extractInto(dest[len(dest)-1], sh.archiveArg(operands(rest, "dxP")), 0)
-	case "tar", "bsdtar", "gtar":
-		if contains(rest, "--remove-files") {
-			sh.paths(operands(rest, "fCbTXgKLNV"), opUnlink, true)
-		}
-		if extracts(rest) {
-			dest := optionValues(rest, "-C", "--directory")
-			if len(dest) == 0 {
-				dest = []string{"."}
-			}
-			sh.extractInto(dest[len(dest)-1], sh.archiveArg(tarFile(rest)), stripComponents(rest))
-		}
-	case "rm", "unlink", "rmdir", "trash", "trash-put", "gio-trash":
-		sh.paths(operands(rest, ""), opUnlink, !viaXargs)
-	case "shred", "srm":
-		sh.paths(operands(rest, ""), opDeep, !viaXargs)
-	case "mv":
-		sh.copyLike(name, rest, "tS", viaXargs)
-	case "cp", "install", "ln", "link", "rsync", "scp", "ditto":
-		if dryRun(rest) {
-			return nil
-		}
-		sh.copyLike(name, rest, "tSmogefB", viaXargs)
-		if name == "rsync" && contains(rest, "--remove-source-files") {
-			ops := operands(rest, "efB")
-			if len(ops) > 1 {
-				sh.paths(ops[:len(ops)-1], opUnlink, true)
-			}
-		}
-	case "zip":
-		// zip -m moves the files it adds into the archive.
-		if hasShortFlag(rest, 'm') || contains(rest, "--move") {
-			sh.paths(operands(rest, "bnxitP"), opUnlink, true)
-		}
-	case "chmod", "chown", "chgrp", "chattr", "setfacl", "xattr":
-		sh.paths(operands(rest, ""), opDeep, !viaXargs)
-	case "tee", "truncate", "sponge", "patch", "ed", "ex", "vi", "vim", "nvim", "view", "nano", "pico",
-		"emacs", "emacsclient", "kak", "hx", "micro", "joe", "mcedit", "code", "subl", "gedit", "mkfifo", "mknod":
-		sh.paths(operands(rest, "scSuwtWiT"), opWrite, true)
-	case "sort":
-		sh.paths(optionValues(rest, "-o", "--output"), opWrite, true)
-	case "sed", "perl", "ruby", "yq":
-		if inPlace(rest) {
-			sh.paths(operands(rest, "ef"), opWrite, true)
-		}
-		if name == "sed" {
-			sh.sedScripts(rest)
-		}
-		if name == "perl" || name == "ruby" {
-			sh.interpreter(rest, "eE", in)
-		}
-	case "awk", "gawk", "mawk", "nawk":
-		sh.awk(rest)
-	case "dd":
-		for _, a := range rest {
-			if v, ok := strings.CutPrefix(a, "of="); ok {
-				sh.pathArg(v, opWrite, true)
-			}
-		}
-	case "curl", "wget":
-		sh.paths(optionValues(rest, "-o", "--output", "-O", "--output-document"), opWrite, true)
-	case "go":
-		sh.goCmd(rest)
-	case "find":
-		sh.find(rest)
-		return sh.findOutput(rest)
-	case "git":
-		sh.git(rest)
-	case "runaway", "runaway.exe":
-		sh.t.deny(runawayCommand(rest))
-	case "npx", "bunx", "pnpx":
-		sh.npx(rest, cmdEnv)
-	case "npm", "pnpm", "yarn", "bun":
-		// npm exec, pnpm dlx, yarn dlx, bun x: like npx.
-		if len(rest) > 0 && (rest[0] == "exec" || rest[0] == "dlx" || rest[0] == "x") {
-			sh.npx(rest[1:], cmdEnv)
-		}
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox-sh":
-		sh.subShell(rest, in)
 	case "eval":
 		sh.script(strings.Join(rest, " "))
 	case "source", ".":
 		if len(rest) > 0 {
 			sh.scriptFile(rest[0], in)
 		}
-	case "apply_patch", "applypatch":
-		if len(rest) > 0 {
-			sh.t.deny(sh.t.patch(rest[0], sh.cwd))
-		} else if in != nil && in.exact {
-			sh.t.deny(sh.t.patch(in.text, sh.cwd))
-		}
-	case "python", "deno", "php", "lua", "osascript", "Rscript", "julia", "pwsh", "powershell":
-		if name == "pwsh" || name == "powershell" {
-			for _, c := range optionValues(rest, "-Command", "-c", "-command") {
-				sh.t.powershell(c, sh.cwd)
-			}
-			return nil
-		}
-		sh.interpreter(rest, "cerp", in)
-	case "node", "nodejs":
-		if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-			if agent := agentScript(rest[0]); agent != "" {
-				sh.agentCommand(agent, rest[1:], cmdEnv)
-				return nil
-			}
-		}
-		sh.interpreter(rest, "cerp", in)
 	default:
+		if p, ok := programs[name]; ok {
+			return sh.apply(p, &call{name: name, args: rest, env: cmdEnv, in: in, viaXargs: viaXargs})
+		}
 		if !sh.agentCommand(name, rest, cmdEnv) && !readers[name] {
 			sh.unknownProgram(args)
 		}
 	}
+	return nil
+}
+
+// The code of the rows with a grammar of their own.
+
+func (sh *shell) rsyncCall(c *call) *stdin {
+	if contains(c.args, "--remove-source-files") {
+		if ops := operands(c.args, "efB"); len(ops) > 1 {
+			sh.paths(ops[:len(ops)-1], opUnlink, true)
+		}
+	}
+	return nil
+}
+
+func (sh *shell) unzipCall(c *call) *stdin {
+	dest := optionValues(c.args, "-d")
+	if len(dest) == 0 {
+		dest = []string{"."}
+	}
+	sh.extractInto(dest[len(dest)-1], sh.archiveArg(operands(c.args, "dxP")), 0)
+	return nil
+}
+
+func (sh *shell) tarCall(c *call) *stdin {
+	if contains(c.args, "--remove-files") {
+		sh.paths(operands(c.args, "fCbTXgKLNV"), opUnlink, true)
+	}
+	if extracts(c.args) {
+		dest := optionValues(c.args, "-C", "--directory")
+		if len(dest) == 0 {
+			dest = []string{"."}
+		}
+		sh.extractInto(dest[len(dest)-1], sh.archiveArg(tarFile(c.args)), stripComponents(c.args))
+	}
+	return nil
+}
+
+// zipCall: zip -m moves the files it adds into the archive.
+func (sh *shell) zipCall(c *call) *stdin {
+	if hasShortFlag(c.args, 'm') || contains(c.args, "--move") {
+		sh.paths(operands(c.args, "bnxitP"), opUnlink, true)
+	}
+	return nil
+}
+
+func (sh *shell) sedCall(c *call) *stdin {
+	sh.sedScripts(c.args)
+	return nil
+}
+
+func (sh *shell) perlCall(c *call) *stdin {
+	sh.interpreter(c.args, "eE", c.in)
+	return nil
+}
+
+func (sh *shell) awkCall(c *call) *stdin {
+	sh.awk(c.args)
+	return nil
+}
+
+func (sh *shell) ddCall(c *call) *stdin {
+	for _, a := range c.args {
+		if v, ok := strings.CutPrefix(a, "of="); ok {
+			sh.pathArg(v, opWrite, true)
+		}
+	}
+	return nil
+}
+
+func (sh *shell) goCall(c *call) *stdin {
+	sh.goCmd(c.args)
+	return nil
+}
+
+func (sh *shell) findCall(c *call) *stdin {
+	sh.find(c.args)
+	return sh.findOutput(c.args)
+}
+
+func (sh *shell) gitCall(c *call) *stdin {
+	sh.git(c.args)
+	return nil
+}
+
+func (sh *shell) runawayCall(c *call) *stdin {
+	sh.t.deny(runawayCommand(c.args))
+	return nil
+}
+
+func (sh *shell) npxCall(c *call) *stdin {
+	sh.npx(c.args, c.env)
+	return nil
+}
+
+// npmCall: npm exec, pnpm dlx, yarn dlx, bun x: like npx.
+func (sh *shell) npmCall(c *call) *stdin {
+	if len(c.args) > 0 && (c.args[0] == "exec" || c.args[0] == "dlx" || c.args[0] == "x") {
+		sh.npx(c.args[1:], c.env)
+	}
+	return nil
+}
+
+func (sh *shell) shellCall(c *call) *stdin {
+	sh.subShell(c.args, c.in)
+	return nil
+}
+
+func (sh *shell) applyPatchCall(c *call) *stdin {
+	if len(c.args) > 0 {
+		sh.t.deny(sh.t.patch(c.args[0], sh.cwd))
+	} else if c.in != nil && c.in.exact {
+		sh.t.deny(sh.t.patch(c.in.text, sh.cwd))
+	}
+	return nil
+}
+
+func (sh *shell) interpreterCall(c *call) *stdin {
+	sh.interpreter(c.args, "cerp", c.in)
+	return nil
+}
+
+func (sh *shell) pwshCall(c *call) *stdin {
+	for _, code := range optionValues(c.args, "-Command", "-c", "-command") {
+		sh.t.powershell(code, sh.cwd)
+	}
+	return nil
+}
+
+// nodeCall: node running an agent's script is that agent.
+func (sh *shell) nodeCall(c *call) *stdin {
+	if len(c.args) > 0 && !strings.HasPrefix(c.args[0], "-") {
+		if agent := agentScript(c.args[0]); agent != "" {
+			sh.agentCommand(agent, c.args[1:], c.env)
+			return nil
+		}
+	}
+	sh.interpreter(c.args, "cerp", c.in)
 	return nil
 }
 

@@ -3,6 +3,8 @@ package tamper
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/runaway-guard/runaway/guard/tamper/powershell"
 )
 
 // Claude Code's PowerShell tool (and pwsh -Command): a light reader of
@@ -24,11 +26,11 @@ var psReaders = map[string]bool{
 
 // powershell checks a PowerShell command line run in cwd.
 func (t *checker) powershell(src, cwd string) {
-	for _, stmt := range psStatements(src) {
+	for _, stmt := range powershell.Statements(src) {
 		if t.done() {
 			return
 		}
-		words := t.psWords(stmt)
+		words := powershell.Words(stmt, t.psVar)
 		if len(words) == 0 {
 			continue
 		}
@@ -73,9 +75,9 @@ func (t *checker) powershell(src, cwd string) {
 			}
 			t.shell(strings.Join(q, " "), cwd)
 		case name == "copy-item" || name == "cp" || name == "copy" || name == "cpi":
-			dest := psOption(args, "-destination")
+			dest := powershell.Option(args, "-destination")
 			if dest == "" {
-				if pos := psPositional(args[1:]); len(pos) > 1 {
+				if pos := powershell.Positional(args[1:]); len(pos) > 1 {
 					dest = pos[len(pos)-1]
 				}
 			}
@@ -105,155 +107,20 @@ func (t *checker) psPath(p, cwd, what string) {
 	}
 }
 
-func psOption(args []string, name string) string {
-	for i, a := range args {
-		if strings.EqualFold(a, name) && i+1 < len(args) {
-			return args[i+1]
+// psVar is what a PowerShell variable holds, as far as the wire knows:
+// the home folder, the environment ($env:NAME, with the agents' defaults),
+// and unknown for the rest.
+func (t *checker) psVar(name string) string {
+	low := strings.ToLower(name)
+	switch {
+	case low == "home" || low == "env:home" || low == "env:userprofile":
+		return t.homeDir()
+	case strings.HasPrefix(low, "env:"):
+		if v := t.getenv(name[4:]); v != "" {
+			return v
+		} else if d, ok := envDefaults[name[4:]]; ok && t.homeDir() != "" {
+			return t.homeDir() + "/" + d
 		}
 	}
-	return ""
-}
-
-// psPositional are the arguments that are neither options nor their values
-// (an option's value follows it unless it is a switch: guessed by the next
-// word not starting with -).
-func psPositional(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		if strings.HasPrefix(args[i], "-") {
-			i++
-			continue
-		}
-		out = append(out, args[i])
-	}
-	return out
-}
-
-// psStatements splits on ; | newlines && || outside quotes and braces.
-func psStatements(src string) []string {
-	var out []string
-	var b strings.Builder
-	var quote byte
-	depth := 0
-	flush := func() {
-		if s := strings.TrimSpace(b.String()); s != "" {
-			out = append(out, s)
-		}
-		b.Reset()
-	}
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '{' || c == '(':
-			depth++
-		case c == '}' || c == ')':
-			depth--
-		case depth <= 0 && (c == ';' || c == '|' || c == '\n' || c == '&' && i+1 < len(src) && src[i+1] == '&'):
-			flush()
-			if c == '&' || c == '|' && i+1 < len(src) && src[i+1] == '|' {
-				i++
-			}
-			continue
-		}
-		b.WriteByte(c)
-	}
-	flush()
-	return out
-}
-
-// psWords splits a statement into words, quotes removed and variables
-// expanded: $HOME, $env:NAME, ${env:NAME}; others are unknown.
-func (t *checker) psWords(stmt string) []string {
-	var out []string
-	var b strings.Builder
-	in := false
-	flush := func() {
-		if in {
-			out = append(out, b.String())
-		}
-		b.Reset()
-		in = false
-	}
-	for i := 0; i < len(stmt); i++ {
-		c := stmt[i]
-		switch {
-		case c == ' ' || c == '\t' || c == ',':
-			flush()
-		case c == '\'':
-			in = true
-			end := strings.IndexByte(stmt[i+1:], '\'')
-			if end < 0 {
-				end = len(stmt) - i - 1
-			}
-			b.WriteString(stmt[i+1 : i+1+end])
-			i += end + 1
-		case c == '"':
-			in = true
-			end := strings.IndexByte(stmt[i+1:], '"')
-			if end < 0 {
-				end = len(stmt) - i - 1
-			}
-			b.WriteString(t.psExpand(stmt[i+1 : i+1+end]))
-			i += end + 1
-		default:
-			in = true
-			j := i
-			for j < len(stmt) && stmt[j] != ' ' && stmt[j] != '\t' && stmt[j] != '\'' && stmt[j] != '"' && stmt[j] != ',' {
-				j++
-			}
-			b.WriteString(t.psExpand(stmt[i:j]))
-			i = j - 1
-		}
-	}
-	flush()
-	return out
-}
-
-// psExpand expands PowerShell variables in s.
-func (t *checker) psExpand(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '$' {
-			b.WriteByte(s[i])
-			continue
-		}
-		j := i + 1
-		braced := j < len(s) && s[j] == '{'
-		if braced {
-			j++
-		}
-		k := j
-		for k < len(s) && (s[k] == '_' || s[k] == ':' || s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z' || s[k] >= '0' && s[k] <= '9') {
-			k++
-		}
-		name := s[j:k]
-		if braced && k < len(s) && s[k] == '}' {
-			k++
-		}
-		low := strings.ToLower(name)
-		switch {
-		case low == "home" || low == "env:home" || low == "env:userprofile":
-			b.WriteString(t.homeDir())
-		case strings.HasPrefix(low, "env:"):
-			if v := t.getenv(name[4:]); v != "" {
-				b.WriteString(v)
-			} else if d, ok := envDefaults[name[4:]]; ok && t.homeDir() != "" {
-				b.WriteString(t.homeDir() + "/" + d)
-			} else {
-				b.WriteString(unknownPart)
-			}
-		case name == "":
-			b.WriteByte('$')
-		default:
-			b.WriteString(unknownPart)
-		}
-		i = k - 1
-	}
-	return b.String()
+	return unknownPart
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/runaway-guard/runaway/guard/tamper/patch"
 )
 
 // tamperHome is a fake home with runaway installed for both agents: its
@@ -386,17 +388,6 @@ func TestTamperIgnoresOtherTools(t *testing.T) {
 	}
 }
 
-func TestApplyHunks(t *testing.T) {
-	old := "a\nb\nc\nd\n"
-	got, ok := applyHunks(old, []patchHunk{{context: "b", old: []string{"c"}, new: []string{"C", "C2"}}})
-	if !ok || got != "a\nb\nC\nC2\nd\n" {
-		t.Errorf("applyHunks = %q, %v", got, ok)
-	}
-	if _, ok := applyHunks(old, []patchHunk{{old: []string{"zz"}}}); ok {
-		t.Error("a hunk that does not match applied")
-	}
-}
-
 // FuzzTamperShell: no input to the shell reader, the patch reader or the
 // wire makes them panic or hang.
 func FuzzTamperShell(f *testing.F) {
@@ -415,7 +406,7 @@ EOF
 	}
 	th := newTamperHome(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		parsePatch(s)
+		patch.Parse(s)
 		th.check("Bash", bash(s))
 		th.check("apply_patch", bash(s))
 	})

@@ -11,6 +11,71 @@ import (
 // setsid, script -c, watch, parallel and the like. The wire looks through
 // them at the command they run.
 
+// wrapper is one row of the wrappers table: how a command that runs
+// another one is read, up to the command it runs.
+type wrapper struct {
+	valueFlags string // short options whose value is the next word
+	lineFlag   byte   // the option whose value is a whole command line (env -S, su -c)
+	chdirFlag  byte   // the option whose value is the folder the command runs in (env -C)
+	listFlag   byte   // the option whose value is a file of the words it adds (xargs -a)
+	lineLong   string // a long option carrying the command line (env --split-string=)
+	assigns    assigns
+	skip       int  // words after the options that are not the command (timeout's duration)
+	noOptions  bool // its options are not read: what follows is the command (parallel)
+	doc        string
+}
+
+// assigns says what a wrapper does with NAME=value words before the command.
+type assigns uint8
+
+const (
+	noAssigns   assigns = iota
+	setsEnv             // env: set for the command
+	dropsAssign         // sudo, doas: set for the command, not read by the wire
+)
+
+// wrappers: sudo, env, xargs, timeout, nice, setsid, script -c, watch and
+// the like, and the shell keywords a command follows (if, then, !).
+var wrappers = map[string]wrapper{
+	"sudo":     {valueFlags: "ugCDhprtUTc", assigns: dropsAssign, doc: "sudo(8): -u USER, -g GROUP, -C NUM, -D DIR, -h HOST, -p PROMPT, -r ROLE, -t TYPE, -U USER, -T TIMEOUT, -c CLASS"},
+	"doas":     {valueFlags: "ugCDhprtUTc", assigns: dropsAssign, doc: "doas(1): -u USER, -C CONFIG (read with sudo's letters)"},
+	"env":      {valueFlags: "uCS", lineFlag: 'S', chdirFlag: 'C', lineLong: "--split-string=", assigns: setsEnv, doc: "env(1) GNU coreutils: -u NAME, -C DIR, -S STRING"},
+	"nice":     {valueFlags: "n", doc: "nice(1) GNU coreutils: -n ADJUSTMENT"},
+	"renice":   {valueFlags: "n", doc: "renice(1) util-linux: -n PRIORITY"},
+	"timeout":  {valueFlags: "sk", skip: 1, doc: "timeout(1) GNU coreutils: -s SIGNAL, -k DURATION, then DURATION"},
+	"gtimeout": {valueFlags: "sk", skip: 1, doc: "timeout(1) GNU coreutils (Homebrew's name)"},
+	"xargs":    {valueFlags: "IdEnLPsai", listFlag: 'a', doc: "xargs(1) GNU findutils: -I REPLACE, -d DELIM, -E EOF, -n MAX, -L MAX, -P MAX, -s MAX, -a FILE"},
+	"ionice":   {valueFlags: "cnpP", doc: "ionice(1) util-linux: -c CLASS, -n LEVEL, -p PID, -P PGID"},
+	"chrt":     {valueFlags: "p", skip: 1, doc: "chrt(1) util-linux: -p, then PRIORITY"},
+	"taskset":  {valueFlags: "p", skip: 1, doc: "taskset(1) util-linux: -p, then MASK"},
+	"strace":   {valueFlags: "oeEpPsuIabX", doc: "strace(1): -o FILE, -e EXPR, -E VAR, -p PID, -P PATH, -s SIZE, -u USER, -I N, -a COLUMN, -b SYSCALL, -X FORMAT"},
+	"ltrace":   {valueFlags: "oeEpPsuIabX", doc: "ltrace(1), read with strace's letters"},
+	"unshare":  {valueFlags: "tSGpmnuiUC", doc: "unshare(1) util-linux: -S UID, -G GID, -t TIME; nsenter's letters"},
+	"nsenter":  {valueFlags: "tSGpmnuiUC", doc: "nsenter(1) util-linux: -t PID, -S UID, -G GID"},
+	"watch":    {valueFlags: "nd", doc: "watch(1) procps: -n SECONDS, -d; the rest is a command line"},
+	"script":   {valueFlags: "cTtIOBEm", lineFlag: 'c', doc: "script(1) util-linux: -c COMMAND, -T FILE, -t FILE, -I FILE, -O FILE, -B FILE, -E WHEN, -m MODE"},
+	"su":       {valueFlags: "cgGsw", lineFlag: 'c', doc: "su(1) util-linux: -c COMMAND, -g GROUP, -G GROUP, -s SHELL, -w VARS"},
+	"runuser":  {valueFlags: "cgGsw", lineFlag: 'c', doc: "runuser(1) util-linux: as su"},
+	"exec":     {valueFlags: "a", doc: "bash(1) exec: -a NAME"},
+	"stdbuf":   {valueFlags: "ioe", doc: "stdbuf(1) GNU coreutils: -i MODE, -o MODE, -e MODE"},
+	"gstdbuf":  {valueFlags: "ioe", doc: "stdbuf(1) GNU coreutils (Homebrew's name)"},
+	"flock":    {skip: 1, doc: "flock(1) util-linux: FILE, then the command"},
+	"chroot":   {skip: 1, doc: "chroot(8) GNU coreutils: NEWROOT, then the command"},
+	"sem":      {skip: 1, doc: "sem(1) GNU parallel"},
+	"parallel": {noOptions: true, doc: "parallel(1) GNU parallel: CMD ::: ARGS"},
+	"setsid":   {doc: "setsid(1) util-linux"}, "nohup": {doc: "nohup(1) GNU coreutils"},
+	"time": {doc: "bash(1) time"}, "chronic": {doc: "chronic(1) moreutils"},
+	"unbuffer": {doc: "unbuffer(1) expect"}, "command": {doc: "bash(1) command"},
+	"builtin": {doc: "bash(1) builtin"}, "busybox": {doc: "busybox(1)"},
+	"caffeinate": {doc: "caffeinate(8) macOS"}, "catchsegv": {doc: "catchsegv(1) glibc"},
+	"proxychains": {doc: "proxychains(1)"}, "tsocks": {doc: "tsocks(1)"},
+	"firejail": {doc: "firejail(1)"}, "faketime": {doc: "faketime(1)"}, "fakeroot": {doc: "fakeroot(1)"},
+	// Shell keywords and grouping a command follows: bash(1) SHELL GRAMMAR.
+	"then": {doc: "bash(1)"}, "do": {doc: "bash(1)"}, "else": {doc: "bash(1)"}, "elif": {doc: "bash(1)"},
+	"if": {doc: "bash(1)"}, "while": {doc: "bash(1)"}, "until": {doc: "bash(1)"}, "!": {doc: "bash(1)"},
+	"{": {doc: "bash(1)"}, "}": {doc: "bash(1)"},
+}
+
 // unwrap drops the commands that run another command (sudo, env, xargs,
 // timeout, nice, setsid, script -c, watch…) and their options; env's
 // assignments go to cmdEnv, and the command line given as one string
@@ -19,40 +84,8 @@ func (sh *shell) unwrap(args []string, cmdEnv map[string]string, in *stdin) ([]s
 	viaXargs := false
 	for len(args) > 0 && !sh.t.done() {
 		name := filepath.Base(args[0])
-		values := ""
-		switch name {
-		case "sudo", "doas":
-			values = "ugCDhprtUTc"
-		case "env":
-			values = "uCS"
-		case "nice", "renice":
-			values = "n"
-		case "timeout", "gtimeout":
-			values = "sk"
-		case "xargs":
-			values = "IdEnLPsai"
-		case "ionice":
-			values = "cnpP"
-		case "chrt", "taskset":
-			values = "p"
-		case "strace", "ltrace":
-			values = "oeEpPsuIabX"
-		case "unshare", "nsenter":
-			values = "tSGpmnuiUC"
-		case "watch":
-			values = "nd"
-		case "script":
-			values = "cTtIOBEm"
-		case "su", "runuser":
-			values = "cgGsw"
-		case "exec":
-			values = "a"
-		case "stdbuf", "gstdbuf":
-			values = "ioe"
-		case "setsid", "nohup", "time", "chronic", "unbuffer", "command", "builtin", "busybox", "caffeinate",
-			"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "catchsegv", "proxychains", "tsocks",
-			"firejail", "faketime", "fakeroot", "sem", "parallel", "flock", "chroot":
-		default:
+		w, ok := wrappers[name]
+		if !ok {
 			return args, cmdEnv, viaXargs, in
 		}
 		if name == "command" && len(args) > 1 && (args[1] == "-v" || args[1] == "-V") {
@@ -67,51 +100,50 @@ func (sh *shell) unwrap(args []string, cmdEnv map[string]string, in *stdin) ([]s
 			switch {
 			case a == "--":
 				args = args[1:]
-			case strings.HasPrefix(a, "-") && len(a) > 1 && name != "parallel":
+			case strings.HasPrefix(a, "-") && len(a) > 1 && !w.noOptions:
 				args = args[1:]
 				// In a cluster (-qc) the last letter may take the value.
 				last := a[len(a)-1]
-				short := !strings.HasPrefix(a, "--") && strings.IndexByte(values, last) >= 0
+				short := !strings.HasPrefix(a, "--") && strings.IndexByte(w.valueFlags, last) >= 0
 				if short && len(args) > 0 {
-					switch {
-					case name == "env" && last == 'S', (name == "script" || name == "su" || name == "runuser") && last == 'c':
+					switch last {
+					case w.lineFlag:
 						line = append(line, args[0])
-					case name == "env" && last == 'C':
+					case w.chdirFlag:
 						sh.chdir(sh.abs(args[0]))
-					case name == "xargs" && last == 'a':
+					case w.listFlag:
 						in = sh.fileText(args[0])
 					}
 					args = args[1:]
-				} else if v, ok := strings.CutPrefix(a, "--split-string="); ok && name == "env" {
+				} else if v, ok := strings.CutPrefix(a, w.lineLong); ok && w.lineLong != "" {
 					line = append(line, v)
 				} else if v, ok := strings.CutPrefix(a, "--command="); ok {
 					line = append(line, v)
 				}
 				continue
-			case name == "env" && strings.Contains(a, "=") && isName(a[:strings.IndexByte(a, '=')]):
-				if cmdEnv == nil {
-					cmdEnv = map[string]string{}
+			case w.assigns != noAssigns && strings.Contains(a, "=") && isName(a[:strings.IndexByte(a, '=')]):
+				if w.assigns == setsEnv {
+					if cmdEnv == nil {
+						cmdEnv = map[string]string{}
+					}
+					k, v, _ := strings.Cut(a, "=")
+					cmdEnv[k] = v
 				}
-				k, v, _ := strings.Cut(a, "=")
-				cmdEnv[k] = v
-				args = args[1:]
-				continue
-			case (name == "sudo" || name == "doas") && strings.Contains(a, "=") && isName(a[:strings.IndexByte(a, '=')]):
 				args = args[1:]
 				continue
 			}
 			break
 		}
-		switch name {
-		case "timeout", "gtimeout", "chrt", "taskset", "flock", "chroot", "sem":
-			if len(args) > 0 {
-				if name == "flock" {
-					sh.pathArg(args[0], opWrite, false)
-				}
-				args = args[1:] // the duration, priority, mask or lock file
+		if w.skip > 0 && len(args) > 0 {
+			if name == "flock" {
+				// Holding a session's lock makes every hook answer "no decision".
+				sh.pathArg(args[0], opWrite, false)
 			}
-		case "watch", "su", "runuser":
-			if len(args) > 0 && name == "watch" {
+			args = args[1:] // the duration, priority, mask or lock file
+		}
+		switch name {
+		case "watch":
+			if len(args) > 0 {
 				line = append(line, strings.Join(args, " "))
 				args = nil
 			}
