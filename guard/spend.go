@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -133,39 +134,45 @@ func (s *Session) addResponse(r transcripts.Response, p Pricer) float64 {
 	return now - before
 }
 
-// chooseTranscript picks the file to read. The first transcript a session
-// names is kept. Codex sends a subagent's own rollout with the root
-// session's id, and the root's reader finds the subagents itself: a Codex
-// session's transcript is its root rollout, whichever rollout names it first.
+// chooseTranscript picks the file to read: the one the hook names, where
+// it exists. A session whose transcript the agent moved (Claude Code on
+// worktree enter and exit, /cd) or that goes on in a copy elsewhere (a
+// session resumed in another project folder) keeps its totals: the readers
+// follow the file to its new place and count only what they did not count
+// before. Codex sends a subagent's own rollout with the root session's id,
+// and the root's reader finds the subagents itself: a Codex session's
+// transcript is its root rollout, the first one named while it exists.
 func (s *Session) chooseTranscript(h Harness, path string) string {
-	if s.Spend.Transcript != "" {
-		if _, err := os.Stat(s.Spend.Transcript); err == nil {
-			return s.Spend.Transcript
+	cur := s.Spend.Transcript
+	if path != "" {
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+		if h == Codex {
+			path = transcripts.CodexRootRollout(path)
 		}
 	}
-	if path == "" {
-		return ""
-	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	if h == Codex {
-		path = transcripts.CodexRootRollout(path)
-	}
-	if path != s.Spend.Transcript {
-		// A new file: its reading starts over, and so does its total.
-		s.Spend.USD, s.Spend.Tokens, s.Spend.Models, s.Spend.Estimated = 0, transcripts.Usage{}, nil, false
-		s.Spend.Pos = transcripts.Position{}
-		if s.counted != nil {
-			s.counted.reset()
+	if cur != "" && cur != path {
+		if _, err := os.Stat(cur); err == nil {
+			if path == "" || h == Codex || claudeSubagentFile(h, path) {
+				return cur
+			}
+			if _, err := os.Stat(path); err != nil {
+				return cur // named before it is written: the current file still counts
+			}
 		}
-		s.Spend.Prompt.StartUSD = 0
-		for i := range s.Spend.Prompts {
-			s.Spend.Prompts[i].StartUSD = 0
-		}
+	}
+	if path != "" {
 		s.Spend.Transcript = path
 	}
 	return path
+}
+
+// claudeSubagentFile: a subagent's own file is never a session's main
+// transcript.
+func claudeSubagentFile(h Harness, path string) bool {
+	base := filepath.Base(path)
+	return h == Claude && strings.HasPrefix(base, "agent-")
 }
 
 // readTranscripts brings the session up to date with the new bytes of its

@@ -230,8 +230,8 @@ func TestChooseTranscriptKeepsTheFirst(t *testing.T) {
 		t.Fatalf("%s %v", got, s.Spend.USD)
 	}
 	os.Remove(root)
-	if got := s.chooseTranscript(Codex, child); got != child || s.Spend.USD != 0 {
-		t.Fatalf("a gone transcript is replaced and its total restarts: %s %v", got, s.Spend.USD)
+	if got := s.chooseTranscript(Codex, child); got != child || s.Spend.USD != 5 {
+		t.Fatalf("a gone transcript is replaced and its total kept (the reader follows it): %s %v", got, s.Spend.USD)
 	}
 }
 

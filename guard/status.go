@@ -126,6 +126,9 @@ func (s *Store) current(ctx context.Context, prefix string, pr Pricer) ([]*Sessi
 			continue
 		}
 		cp := clone(sess)
+		// What the hook counted, read but not added to: status and allow
+		// read a session's transcripts as its next hook will.
+		cp.counted = &countedKeys{path: filepath.Join(s.sessionsDir(), fileBase(sess.Harness, sess.SessionID)+".keys"), readOnly: true}
 		if _, err := cp.readTranscripts(ctx, cp.Harness, cp.Spend.Transcript, "", pr, today{}); err != nil {
 			cp = sess
 		}

@@ -36,9 +36,7 @@ func ReadClaude(ctx context.Context, transcriptPath string, pos *Position, sink 
 	if err != nil {
 		return false, err
 	}
-	if pos.Main != main {
-		pos.reset(main)
-	}
+	pos.follow(main, func(*FilePos) {})
 	pos.file(filepath.Base(main))
 	discoverClaude(main, pos)
 	// A file read again keeps what it counted: see FilePos.Counted.

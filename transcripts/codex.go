@@ -59,11 +59,6 @@ func ReadCodex(ctx context.Context, rolloutPath string, pos *Position, sink Sink
 	if err != nil {
 		return false, err
 	}
-	if pos.Main != main {
-		pos.reset(main)
-	}
-	pos.file(filepath.Base(main))
-	discoverCodex(main, pos)
 	// A file read again keeps the thread's cumulative count, so that the
 	// usage it counted is not counted again; the rest starts over.
 	reset := func(fp *FilePos) {
@@ -71,6 +66,9 @@ func ReadCodex(ctx context.Context, rolloutPath string, pos *Position, sink Sink
 			fp.Codex = &codexState{Model: fp.Codex.Model, Counted: fp.Codex.Counted, Results: fp.Codex.Results}
 		}
 	}
+	pos.follow(main, reset)
+	pos.file(filepath.Base(main))
+	discoverCodex(main, pos)
 	return readFiles(ctx, pos, sink, reset, func(line []byte, file string, fp *FilePos, sink *Sink) {
 		if fp.Codex == nil {
 			fp.Codex = &codexState{}

@@ -97,9 +97,7 @@ func ReadGemini(ctx context.Context, sessionPath string, pos *Position, sink Sin
 	if err != nil {
 		return false, err
 	}
-	if pos.Main != main {
-		pos.reset(main)
-	}
+	pos.follow(main, func(*FilePos) {})
 	pos.file(filepath.Base(main))
 	discoverGemini(main, pos)
 	// A file read again keeps the ids it counted: see the package doc.

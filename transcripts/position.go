@@ -119,6 +119,36 @@ func (p *Position) reset(main string) {
 	*p = Position{Main: main}
 }
 
+// follow points the position at main. A position kept for another main
+// file is the same session's transcript gone elsewhere (moved, or copied
+// to go on in another folder: the caller keeps one position per session):
+// the files inside its folder are read again from their new place from the
+// start, as files replaced are (reset is the reader's), so that what they
+// yielded before is not yielded again and what was added is.
+func (p *Position) follow(main string, reset func(*FilePos)) {
+	if p.Main == main {
+		return
+	}
+	if p.Main == "" {
+		p.reset(main)
+		return
+	}
+	p.Main, p.ScanMtime, p.ScanDay, p.ScanName = main, 0, "", ""
+	for i := range p.Files {
+		fp := &p.Files[i]
+		if filepath.IsAbs(fp.Path) {
+			continue // outside the folder: it did not move
+		}
+		fp.Off, fp.ID, fp.Head, fp.HeadN, fp.Top = 0, "", 0, 0, followedTop
+		reset(fp)
+	}
+}
+
+// followedTop marks a file followed to a new place: when it is opened, Top
+// becomes its size, so that every line it holds then is checked against
+// what was counted.
+const followedTop = -1
+
 // file returns the FilePos for path, adding one if new.
 func (p *Position) file(rel string) *FilePos {
 	for i := range p.Files {
@@ -184,6 +214,9 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 		if n, _ := f.ReadAt(buf, 0); n != fp.HeadN || crc32.ChecksumIEEE(buf) != fp.Head {
 			replaced = true
 		}
+	}
+	if fp.Top == followedTop {
+		fp.Top = fi.Size()
 	}
 	if replaced || fp.ID == "" {
 		if fp.Off != 0 || replaced {
