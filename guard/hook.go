@@ -31,6 +31,18 @@ const (
 	LockWaitEnv = "RUNAWAY_HOOK_LOCK_WAIT"
 )
 
+// The bounds of those variables. An agent can put a variable in the hook's
+// environment (an env file its agent loads, a shell start-up file), so no
+// value may weaken the tamper deny: a deadline too short to read the call
+// would answer nothing. The upper bounds are for loaded test machines; the
+// agents' own timeout (10 s in runaway's entries) ends a hook before them.
+const (
+	minEnvDeadline = time.Second
+	maxEnvDeadline = 2 * time.Minute
+	minEnvLockWait = 100 * time.Millisecond
+	maxEnvLockWait = time.Minute
+)
+
 // Hook runs one hook call. The zero value is not usable: fill in the paths.
 type Hook struct {
 	StateDir   string              // runaway's state folder
@@ -176,20 +188,26 @@ func (h *Hook) deadline() time.Duration {
 	if h.Deadline > 0 {
 		return h.Deadline
 	}
-	return h.duration(DeadlineEnv, DefaultDeadline)
+	return h.duration(DeadlineEnv, DefaultDeadline, minEnvDeadline, maxEnvDeadline)
 }
 
-// duration reads a positive duration from the environment variable env.
-func (h *Hook) duration(env string, def time.Duration) time.Duration {
+// duration reads a positive duration from the environment variable env,
+// held within [lo, hi].
+func (h *Hook) duration(env string, def, lo, hi time.Duration) time.Duration {
 	s := h.getenv(env)
 	if s == "" {
 		return def
 	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return d
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		h.errorLog().Log("hook", fmt.Errorf("%s=%q is not a positive duration; using %s", env, s, def))
+		return def
 	}
-	h.errorLog().Log("hook", fmt.Errorf("%s=%q is not a positive duration; using %s", env, s, def))
-	return def
+	if b := min(max(d, lo), hi); b != d {
+		h.errorLog().Log("hook", fmt.Errorf("%s=%s is outside %s…%s; using %s", env, s, lo, hi, b))
+		return b
+	}
+	return d
 }
 
 // answer is the hook's work: returns the bytes to print, or an error for
@@ -332,7 +350,7 @@ func (h *Hook) lockWait() time.Duration {
 	if h.LockWait > 0 {
 		return h.LockWait
 	}
-	return h.duration(LockWaitEnv, defaultLockWait)
+	return h.duration(LockWaitEnv, defaultLockWait, minEnvLockWait, maxEnvLockWait)
 }
 
 // tamperWire asks the tamper wire about the call (see package tamper).

@@ -56,6 +56,31 @@ func TestTamperDenyHoldsAtDeadline(t *testing.T) {
 	}
 }
 
+// The hook's variables are bounded: RUNAWAY_HOOK_DEADLINE=1ns (one line in
+// an env file an agent loads) would answer nothing, the tamper deny too.
+func TestHookVariablesCannotWeakenTheTamperDeny(t *testing.T) {
+	for _, env := range []map[string]string{
+		{DeadlineEnv: "1ns"},
+		{DeadlineEnv: "1ns", LockWaitEnv: "1ns"},
+		{DeadlineEnv: "-5s"},
+	} {
+		h := newTestHook(t)
+		h.Getenv = func(k string) string { return env[k] }
+		var out bytes.Buffer
+		h.Run(strings.NewReader(tamperCall(h.StateDir)), &out, "claude")
+		h.running.Wait()
+		wantTamperDeny(t, out.String())
+	}
+	h := newTestHook(t)
+	h.Getenv = func(k string) string { return map[string]string{DeadlineEnv: "1ns", LockWaitEnv: "999h"}[k] }
+	if d, w := h.deadline(), h.lockWait(); d != minEnvDeadline || w != maxEnvLockWait {
+		t.Errorf("deadline %s, lock wait %s: want the bounds %s, %s", d, w, minEnvDeadline, maxEnvLockWait)
+	}
+	if log := errorLog(t, h); !strings.Contains(log, "RUNAWAY_HOOK_DEADLINE=1ns is outside") {
+		t.Errorf("error log = %q, want the bound said", log)
+	}
+}
+
 // Recording the decision fails (the decision log cannot be written, as
 // on a full disk): the deny holds, and the error is logged.
 func TestTamperDenyHoldsWhenRecordingFails(t *testing.T) {
