@@ -857,7 +857,9 @@ func (k fileKind) action(op pathOp) string {
 
 // runawayCommand denies the subcommands only the person may run: allow
 // (raises a cap), remove and setup (rewire the hooks); setup --dry-run
-// only shows.
+// only shows. And hook: a hook call from inside a tool call is not the
+// agent's hook, and forged calls would change the session's count (a
+// halted turn forgotten, a loop's run broken).
 func runawayCommand(args []string) *finding {
 	for _, a := range args {
 		if a == "-h" || a == "--help" {
@@ -876,6 +878,8 @@ func runawayCommand(args []string) *finding {
 		fallthrough
 	case "allow":
 		return &finding{action: "run `runaway " + sub + "`", why: "which only the person may run"}
+	case "hook":
+		return &finding{action: "run `runaway hook` from a tool call", why: "which only the agent runs, before each tool call: a call made up here would change what runaway counts"}
 	}
 	return nil
 }

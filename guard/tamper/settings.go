@@ -187,7 +187,23 @@ func settingsCommands(kind fileKind, text string) []string {
 				walk(key, e, depth+1)
 			}
 		case map[string]any:
+			// An MCP server (mcpServers, mcp_servers): a program and its
+			// arguments, run as one command (`bash` with `-c …`).
+			cmd, isCmd := y["command"].(string)
+			args, hasArgs := y["args"].([]any)
+			if isCmd && hasArgs {
+				q := []string{configs.ShellQuote(cmd)}
+				for _, a := range args {
+					if s, ok := a.(string); ok {
+						q = append(q, configs.ShellQuote(s))
+					}
+				}
+				out = append(out, strings.Join(q, " "))
+			}
 			for k, e := range y {
+				if isCmd && hasArgs && (k == "command" || k == "args") {
+					continue
+				}
 				walk(k, e, depth+1)
 			}
 		}
