@@ -307,9 +307,7 @@ func (h *Hook) readSpend(ctx context.Context, c *call) float64 {
 		// cost, which grew now.
 		before := s.Spend.USD
 		s.applyOpenCode(r, h.pricer(c.policy))
-		if day.counts(c.now) {
-			s.Spend.DayUSD += s.Spend.USD - before
-		}
+		s.Spend.addDay(c.now, s.Spend.USD-before, day)
 	} else {
 		rctx, cancel := context.WithTimeout(ctx, h.readBudget(ctx))
 		defer cancel()
@@ -317,7 +315,7 @@ func (h *Hook) readSpend(ctx context.Context, c *call) float64 {
 			h.errorLog().Log("transcript", err)
 		}
 	}
-	daily, err := h.trackDay(ctx, s, c.policy)
+	daily, err := h.trackDay(ctx, s, c.policy, day)
 	if err != nil {
 		h.errorLog().Log("daily cap", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runaway-guard/runaway/configs"
 )
@@ -132,4 +133,49 @@ func policyFor(t *testing.T, env map[string]string) configs.Policy {
 		t.Fatal(errs)
 	}
 	return p
+}
+
+// Item 5: a hook that runs without the daily cap (an agent started without
+// the variable) leaves the ledger's count alone: session a, with the $10
+// daily cap, spent $6, b, without it, $4.80; a's next $0.60 is a stop at
+// $11.40 (before: b's hook reset the cap's start and the ledger said $0.60).
+func TestHookWithoutDailyCapKeepsTheLedger(t *testing.T) {
+	capped := map[string]string{"RUNAWAY_SESSION_CAP_USD": "100", "RUNAWAY_DAILY_CAP_USD": "10"}
+	a := newClaudeSession(t, "day-a", capped)
+	b := newClaudeSession(t, "day-b", map[string]string{"RUNAWAY_SESSION_CAP_USD": "100"})
+	b.h.StateDir, b.h.ConfigPath = a.h.StateDir, a.h.ConfigPath // one machine
+	clock := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	a.h.Now = func() time.Time { return clock }
+	b.h.Now = a.h.Now
+	a.ts, b.ts = "2026-11-30T12:30:00Z", "2026-11-30T12:30:00Z"
+	a.respondCents(600, "")
+	b.respondCents(480, "")
+	if got := a.respondCents(60, ""); !strings.Contains(got, "all sessions have spent $11.40 today") {
+		t.Fatalf("a after b: %q, want the daily stop at $11.40", got)
+	}
+}
+
+// Item 6: the clock set back across midnight and forward again: the day's
+// total stays (before: $9.30 became $0.30), and each response counts on
+// its own day.
+func TestClockSetBackAcrossMidnight(t *testing.T) {
+	env := map[string]string{"RUNAWAY_SESSION_CAP_USD": "100", "RUNAWAY_DAILY_CAP_USD": "10"}
+	s := newClaudeSession(t, "clock", env)
+	clock := time.Date(2026, 12, 1, 0, 5, 0, 0, time.Local)
+	s.h.Now = func() time.Time { return clock }
+	at := func(c time.Time) { clock, s.ts = c, c.UTC().Format(time.RFC3339) }
+	at(time.Date(2026, 12, 1, 0, 5, 0, 0, time.Local))
+	s.respondCents(900, "")
+	// Set back five minutes, to the day before.
+	at(time.Date(2026, 11, 30, 23, 59, 0, 0, time.Local))
+	s.respondCents(10, "")
+	// Set right again.
+	at(time.Date(2026, 12, 1, 0, 10, 0, 0, time.Local))
+	s.respondCents(30, "")
+	if got := ledgerToday(t, s.h); got < 9.299 || got > 9.301 {
+		t.Errorf("ledger of Dec 1 = $%v, want $9.30", got)
+	}
+	if got := s.respondCents(80, ""); !strings.Contains(got, "all sessions have spent $10.10 today") {
+		t.Fatalf("$10.10 on Dec 1: %q, want the daily stop", got)
+	}
 }

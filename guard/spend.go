@@ -41,11 +41,15 @@ type Spend struct {
 	Prompt    Prompt  `json:"prompt"`
 	// Prompts are the other prompts seen lately, least recent first.
 	Prompts []Prompt `json:"prompts,omitempty"`
-	// Day is the local day DayUSD was spent in, for the daily cap, counted
-	// from DaySince (when the daily cap was set).
-	Day      string    `json:"day,omitempty"`
-	DayUSD   float64   `json:"day_usd,omitempty"`
-	DaySince time.Time `json:"day_since,omitzero"`
+	// Days is what the session spent on each of its latest local days, for
+	// the daily cap, counted from DaySince (when the daily cap was set):
+	// each response on the day its time says.
+	Days     []DaySpend `json:"days,omitempty"`
+	DaySince time.Time  `json:"day_since,omitzero"`
+	// Day and DayUSD are how an earlier version kept the one day it counted
+	// (read into Days).
+	Day    string  `json:"day,omitempty"`
+	DayUSD float64 `json:"day_usd,omitempty"`
 	// Misses counts hook runs in a row that waited in vain for their call
 	// to reach the transcript; SeenCalls are the latest call ids the
 	// transcripts showed, as callKey (see readTranscripts).
@@ -53,6 +57,55 @@ type Spend struct {
 	SeenCalls []uint32 `json:"seen_calls,omitempty"`
 	// OpenCode is the spend OpenCode's plugin reported (opencode.go).
 	OpenCode *openCodeSpend `json:"opencode,omitempty"`
+}
+
+// DaySpend is a session's spend of one local day.
+type DaySpend struct {
+	Day string  `json:"day"`
+	USD float64 `json:"usd"`
+	// dirty: changed since the ledger was last told.
+	dirty bool
+}
+
+// daysMax bounds the days a session remembers: today, and the days either
+// side that a clock set wrong, or responses read late, can still touch.
+const daysMax = 3
+
+// addDay puts usd on the local day of t (now, for a response without a
+// time), when t is not before the daily cap's start; a read without a day
+// (status's) keeps no days.
+func (sp *Spend) addDay(t time.Time, usd float64, d today) {
+	if t.IsZero() {
+		t = d.now
+	}
+	if d.day == "" || t.Before(d.since) || usd == 0 {
+		return
+	}
+	sp.dayEntry(t.Local().Format(time.DateOnly)).add(usd)
+}
+
+func (e *DaySpend) add(usd float64) { e.USD, e.dirty = e.USD+usd, true }
+
+// dayEntry is the session's entry for day, added (and the oldest day
+// dropped past daysMax) when new.
+func (sp *Spend) dayEntry(day string) *DaySpend {
+	for i := range sp.Days {
+		if sp.Days[i].Day == day {
+			return &sp.Days[i]
+		}
+	}
+	sp.Days = append(sp.Days, DaySpend{Day: day})
+	slices.SortFunc(sp.Days, func(a, b DaySpend) int { return strings.Compare(a.Day, b.Day) })
+	if n := len(sp.Days) - daysMax; n > 0 {
+		if sp.Days[0].Day == day {
+			// Older than every day kept: counted nowhere (no cap looks
+			// back that far).
+			sp.Days = sp.Days[1:]
+			return &DaySpend{Day: day}
+		}
+		sp.Days = slices.Delete(sp.Days, 0, n)
+	}
+	return sp.dayEntry(day)
 }
 
 // Prompt is the spend of the current prompt (Claude Code's prompt_id,
@@ -200,9 +253,7 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID s
 	found := callID != "" && s.Spend.sawCall(callID)
 	sink := transcripts.Sink{
 		Response: func(r transcripts.Response) {
-			if usd := s.addResponse(r, p); day.counts(r.Time) {
-				s.Spend.DayUSD += usd
-			}
+			s.Spend.addDay(r.Time, s.addResponse(r, p), day)
 		},
 		ToolResult: s.addResult,
 		ToolCall: func(tc transcripts.ToolCall) {
@@ -439,51 +490,52 @@ func (d dailyLedger) total(day string) float64 {
 	return total
 }
 
-// today says which responses count toward a session's spend of the day,
-// for the daily cap: those whose timestamp falls on today in the person's
-// local time zone, and, with a daily cap, not before it was set.
+// today is the local day of the hook's clock and when the daily cap's count
+// starts. on: a daily cap is set, or was set (in this hook's policy or in
+// another's: an agent started without the cap's variable still counts its
+// spend in the day's ledger).
 type today struct {
 	day   string
 	since time.Time
 	now   time.Time
-}
-
-// counts reports whether a response made at t counts today; a response
-// without a time is taken as made now.
-func (d today) counts(t time.Time) bool {
-	if t.IsZero() {
-		t = d.now
-	}
-	return t.Local().Format(time.DateOnly) == d.day && !t.Before(d.since)
+	on    bool
 }
 
 // sinceFile holds when the daily cap was first seen set.
 const sinceFile = "since"
 
-// startDay begins the session's count of today (a new day starts at zero)
-// and says which responses count in it. The daily cap counts from when it
-// is set: when the config file was last written before the first call that
-// sees the cap, or that call (a cap from the environment), remembered in
-// the ledger's folder and forgotten by the first call that sees it unset.
+// startDay says which responses count toward the session's days. The daily
+// cap counts from when it is set: when the config file was last written
+// before the first call that sees the cap, or that call (a cap from the
+// environment), remembered in the ledger's folder. A hook that runs without
+// the cap leaves it: another agent's count goes on. A session's days start
+// over when the cap's start moves.
 func (h *Hook) startDay(s *Session, now time.Time, p configs.Policy) today {
-	d := today{day: now.Local().Format(time.DateOnly), now: now, since: h.dailySince(now, p)}
-	if s.Spend.Day != d.day || !s.Spend.DaySince.Equal(d.since) {
-		s.Spend.Day, s.Spend.DayUSD, s.Spend.DaySince = d.day, 0, d.since
+	since, on := h.dailySince(now, p)
+	d := today{day: now.Local().Format(time.DateOnly), now: now, since: since, on: on}
+	sp := &s.Spend
+	if sp.Day != "" {
+		if len(sp.Days) == 0 && sp.DayUSD > 0 {
+			sp.Days = []DaySpend{{Day: sp.Day, USD: sp.DayUSD}}
+		}
+		sp.Day, sp.DayUSD = "", 0
+	}
+	if !sp.DaySince.Equal(d.since) {
+		sp.Days, sp.DaySince = nil, d.since
 	}
 	return d
 }
 
-// dailySince is when the daily cap was set; zero without one.
-func (h *Hook) dailySince(now time.Time, p configs.Policy) time.Time {
+// dailySince is when the daily cap was set, and whether it is (or was).
+func (h *Hook) dailySince(now time.Time, p configs.Policy) (time.Time, bool) {
 	path := filepath.Join(h.StateDir, "daily", sinceFile)
-	if p.DailyCapUSD <= 0 {
-		_ = os.Remove(path)
-		return time.Time{}
-	}
 	if data, err := readRegular(path); err == nil {
 		if t, err := time.Parse(time.RFC3339Nano, string(data)); err == nil {
-			return t
+			return t, true
 		}
+	}
+	if p.DailyCapUSD <= 0 {
+		return time.Time{}, false
 	}
 	since := now
 	if fi, err := os.Stat(h.ConfigPath); err == nil && fi.ModTime().Before(now) {
@@ -497,15 +549,43 @@ func (h *Hook) dailySince(now time.Time, p configs.Policy) time.Time {
 	if err != nil {
 		h.errorLog().Log("daily cap", err)
 	}
-	return since
+	return since, true
 }
 
-// trackDay records, with a daily cap, the session's spend today in the
-// ledger; it returns the day's total across sessions, or -1.
-func (h *Hook) trackDay(ctx context.Context, s *Session, p configs.Policy) (float64, error) {
-	if p.DailyCapUSD <= 0 {
+// trackDay records the session's spend of each day it changed, and of
+// today, in the ledger; it returns the day's total across sessions, or -1
+// without a daily cap.
+func (h *Hook) trackDay(ctx context.Context, s *Session, p configs.Policy, d today) (float64, error) {
+	if !d.on {
 		return -1, nil
 	}
 	ledger := dailyLedger{dir: filepath.Join(h.StateDir, "daily")}
-	return ledger.update(ctx, s.Spend.Day, fileBase(s.Harness, s.SessionID), s.Spend.DayUSD, h.lockWait())
+	key := fileBase(s.Harness, s.SessionID)
+	total := -1.0
+	var errs []error
+	s.Spend.dayEntry(d.day)
+	for i := range s.Spend.Days {
+		e := &s.Spend.Days[i]
+		if !e.dirty && e.Day != d.day {
+			continue
+		}
+		t, err := ledger.update(ctx, e.Day, key, e.USD, h.lockWait())
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		e.dirty = false
+		if e.Day == d.day {
+			total = t
+		}
+	}
+	if p.DailyCapUSD <= 0 {
+		return -1, errors.Join(errs...)
+	}
+	if total < 0 {
+		// The ledger could not be read: the session's own day is the least
+		// the day has spent.
+		total = s.Spend.dayEntry(d.day).USD
+	}
+	return total, errors.Join(errs...)
 }

@@ -41,10 +41,19 @@ func newClaudeSession(t *testing.T, id string, env map[string]string) *claudeSes
 	return &claudeSession{t: t, h: h, env: env, id: id, path: filepath.Join(t.TempDir(), id+".jsonl")}
 }
 
+// respondCents is respond for a response of cents dollars.
+func (s *claudeSession) respondCents(cents int, extra string) string {
+	return s.respondTokens(cents*10_000, extra)
+}
+
 // respond appends one API response of millions of input tokens that made
 // one tool call, then runs the hook on that call; it returns the answer.
 // The call's command is "step <n>", or cmd when given.
 func (s *claudeSession) respond(millions int, extra string, cmd ...string) string {
+	return s.respondTokens(millions*1_000_000, extra, cmd...)
+}
+
+func (s *claudeSession) respondTokens(tokens int, extra string, cmd ...string) string {
 	s.n++
 	command := fmt.Sprintf("step %d", s.n)
 	if len(cmd) > 0 {
@@ -55,7 +64,7 @@ func (s *claudeSession) respond(millions int, extra string, cmd ...string) strin
 		ts = "2026-11-30T12:00:00Z"
 	}
 	line := fmt.Sprintf(`{"type":"assistant","sessionId":%q,"requestId":"req_%d","timestamp":%q,"message":{"id":"msg_%d","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":%q}}],"usage":{"input_tokens":%d,"output_tokens":0}}}`+"\n",
-		s.id, s.n, ts, s.n, s.n, command, millions*1_000_000)
+		s.id, s.n, ts, s.n, s.n, command, tokens)
 	f, err := os.OpenFile(s.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		s.t.Fatal(err)
