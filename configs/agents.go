@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // HookTimeout is the timeout, in seconds, written into runaway's entries:
@@ -33,7 +35,7 @@ func ClaudeDir() string {
 	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
 		return d
 	}
-	return filepath.Join(homeDir(), ".claude")
+	return filepath.Join(ownfiles.Home(), ".claude")
 }
 
 // CodexDir is Codex's home: $CODEX_HOME, else ~/.codex.
@@ -41,7 +43,7 @@ func CodexDir() string {
 	if d := os.Getenv("CODEX_HOME"); d != "" {
 		return d
 	}
-	return filepath.Join(homeDir(), ".codex")
+	return filepath.Join(ownfiles.Home(), ".codex")
 }
 
 // GeminiHome is Gemini CLI's home, which holds its .gemini folder:
@@ -51,15 +53,7 @@ func GeminiHome() string {
 	if d := os.Getenv("GEMINI_CLI_HOME"); d != "" {
 		return d
 	}
-	return homeDir()
-}
-
-func homeDir() string {
-	if h := os.Getenv("HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
+	return ownfiles.Home()
 }
 
 // ClaudeSettings is Claude Code's user settings file.

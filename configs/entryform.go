@@ -227,14 +227,6 @@ func parseVersion(s string) ([]int, bool) {
 	return out, true
 }
 
-// ExeName is the installed binary's file name on os (a GOOS value).
-func ExeName(os string) string {
-	if os == "windows" {
-		return "runaway.exe"
-	}
-	return "runaway"
-}
-
 // SamePath reports whether two paths name the same file, ignoring the
 // slash direction (Windows entries are written with forward slashes).
 func SamePath(a, b string) bool {

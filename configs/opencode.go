@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // OpenCode has no shell-command hooks: runaway wires into it with a
@@ -34,7 +36,7 @@ const OpenCodePluginTimeout = HookTimeout * time.Second
 func OpenCodeDir() string {
 	base := os.Getenv("XDG_CONFIG_HOME")
 	if base == "" {
-		base = filepath.Join(homeDir(), ".config")
+		base = filepath.Join(ownfiles.Home(), ".config")
 	}
 	return filepath.Join(base, "opencode")
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // Policy is what the guard enforces. Every field is optional in the file;
@@ -61,10 +64,10 @@ func DefaultPolicy() Policy {
 	}
 }
 
-// PolicyPath is runaway's config file: config.json in OwnDirs().Config
-// ($XDG_CONFIG_HOME/runaway).
+// PolicyPath is runaway's config file: config.json in
+// ownfiles.UserDirs().Config ($XDG_CONFIG_HOME/runaway).
 func PolicyPath() string {
-	return OwnDirs().ConfigFile()
+	return ownfiles.UserDirs().ConfigFile()
 }
 
 // EnvPrefix starts the environment variables that override single fields:
@@ -89,18 +92,24 @@ func LoadPolicy(path string, getenv func(string) string) (Policy, []error) {
 }
 
 func (p *Policy) readFile(path string) error {
-	// Anything but a regular file is refused before it is opened: the hook
+	// Anything but a regular file is refused without blocking: the hook
 	// reads the config on every tool call, and a FIFO blocks in open(2), a
 	// device may never end.
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("config %s is not a regular file, using the defaults", path)
-	}
-	data, err := os.ReadFile(path)
+	f, err := ownfiles.OpenRegular(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	var pe *fs.PathError
+	if errors.Is(err, ownfiles.ErrNotRegular) && errors.As(err, &pe) {
+		return fmt.Errorf("config %s is %v, using the defaults", path, pe.Err)
+	}
 	if err != nil {
 		return fmt.Errorf("reading config: %w", err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("reading config %s: %w", path, err)
 	}
 	if TooDeep(data) >= 0 {
 		return fmt.Errorf("config %s nests deeper than %d levels, using the defaults", path, MaxNesting)

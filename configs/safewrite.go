@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // BackupSuffix names the one-time copy of a file kept before runaway first
@@ -130,12 +132,12 @@ func writeFile(s Snapshot, data []byte, backup bool) error {
 	if s.Exists && backup {
 		backup := s.Real + BackupSuffix
 		if _, err := os.Lstat(backup); errors.Is(err, fs.ErrNotExist) {
-			if err := AtomicWrite(backup, s.Data, s.Mode); err != nil {
+			if err := ownfiles.WriteFile(backup, s.Data, s.Mode, ownfiles.Durable); err != nil {
 				return fmt.Errorf("backing up %s: %w", s.Path, err)
 			}
 		}
 	}
-	return AtomicWrite(s.Real, data, s.Mode)
+	return ownfiles.WriteFile(s.Real, data, s.Mode, ownfiles.Durable)
 }
 
 // RemoveFile deletes the snapshot's file (the real one, and the link to it),
@@ -155,47 +157,6 @@ func RemoveFile(s Snapshot) error {
 		if err := os.Remove(s.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-	}
-	return nil
-}
-
-// AtomicWrite writes data to path through a temp file in the same folder,
-// synced and renamed into place, with mode perm.
-func AtomicWrite(path string, data []byte, perm fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	// A symlink is replaced (callers that mean to write through one resolve
-	// it first); folders, devices and pipes are refused.
-	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0 {
-		return fmt.Errorf("%s is not a regular file", path)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = ReplaceFile(f.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

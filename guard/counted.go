@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // countedKeys is the set of the keys of the responses and tool results a
@@ -57,7 +57,7 @@ func (c *countedKeys) flush() error {
 	if len(c.added) == 0 || c.readOnly {
 		return c.err
 	}
-	f, err := configs.OpenRegular(c.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := ownfiles.OpenRegular(c.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // Issue 23, item 2: a state that cannot be written drops no decision. The
@@ -18,7 +20,7 @@ import (
 // session over its cap is still stopped, call after call.
 func TestStopHoldsWhenRecordingFails(t *testing.T) {
 	s := newClaudeSession(t, "rec", map[string]string{"RUNAWAY_SESSION_CAP_USD": "1"})
-	if err := os.MkdirAll(filepath.Join(s.h.StateDir, DecisionLogName), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(s.h.StateDir, ownfiles.DecisionLogName), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard/tamper"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // DefaultDeadline bounds one hook run, well under the 10 s timeout of
@@ -166,8 +167,8 @@ func (f *failClosed) atDeadline(h *Hook) []byte {
 	return Answer{Verdicts: []Verdict{{Kind: Deny, Wire: "tamper", Reason: r.Reason}}}.Encode(f.in.Harness)
 }
 
-func (h *Hook) errorLog() *ErrorLog {
-	return &ErrorLog{Path: filepath.Join(h.StateDir, ErrorLogName), Fallback: h.Stderr, Now: h.now}
+func (h *Hook) errorLog() *ownfiles.ErrorLog {
+	return &ownfiles.ErrorLog{Path: filepath.Join(h.StateDir, ownfiles.ErrorLogName), Fallback: h.Stderr, Now: h.now}
 }
 
 func (h *Hook) now() time.Time {
@@ -457,7 +458,7 @@ func (h *Hook) record(c *call, ans Answer) error {
 			Time: c.now.UTC(), Harness: c.in.Harness, Session: c.in.SessionID,
 			Wire: v.Wire, Decision: received(c.in.Harness, v.Kind), Tool: c.Tool, Summary: v.Reason,
 		}
-		if err := appendDecision(filepath.Join(h.StateDir, DecisionLogName), d); err != nil {
+		if err := ownfiles.AppendDecision(filepath.Join(h.StateDir, ownfiles.DecisionLogName), d); err != nil {
 			return fmt.Errorf("writing decision log: %w", err)
 		}
 		if last == nil || v.Kind >= lastKind {

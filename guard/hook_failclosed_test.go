@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // The tamper wire fails closed: a call it denies stays denied whatever
@@ -85,7 +87,7 @@ func TestHookVariablesCannotWeakenTheTamperDeny(t *testing.T) {
 // on a full disk): the deny holds, and the error is logged.
 func TestTamperDenyHoldsWhenRecordingFails(t *testing.T) {
 	h := newTestHook(t)
-	if err := os.MkdirAll(filepath.Join(h.StateDir, DecisionLogName), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(h.StateDir, ownfiles.DecisionLogName), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // hostileCall is a Bash call of session id naming transcript.
@@ -375,7 +377,7 @@ func TestHookErrorLogLinesBounded(t *testing.T) {
 		t.Fatalf("error log has %d lines, want 6:\n%.2000s", len(lines), log)
 	}
 	for _, l := range lines {
-		if len(l) > maxErrorLine+64 || strings.Contains(l, "forged line\n") {
+		if len(l) > 4<<10+64 || strings.Contains(l, "forged line\n") {
 			t.Errorf("error log line of %d bytes: %.200q", len(l), l)
 		}
 	}
@@ -385,7 +387,7 @@ func TestHookErrorLogLinesBounded(t *testing.T) {
 // runaway's own config file that is a FIFO or a folder: the defaults
 // apply, the call is answered, the log says why.
 func TestHookConfigNotARegularFile(t *testing.T) {
-	for _, kind := range []string{"fifo", "folder"} {
+	for kind, what := range map[string]string{"fifo": "a named pipe", "folder": "a folder"} {
 		t.Run(kind, func(t *testing.T) {
 			h := newTestHook(t)
 			h.Deadline = time.Minute
@@ -399,7 +401,7 @@ func TestHookConfigNotARegularFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			runCounted(t, h, Claude, "s1", bashCall, 1)
-			checkLogLines(t, h, "is not a regular file, using the defaults")
+			checkLogLines(t, h, "is not a regular file ("+what+"), using the defaults")
 		})
 	}
 }
@@ -462,7 +464,7 @@ func TestHookDeeplyNestedSettings(t *testing.T) {
 // session until the deadline.
 func TestHookOwnFilesFIFO(t *testing.T) {
 	day := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC).Local().Format(time.DateOnly)
-	for _, name := range []string{ErrorLogName, DecisionLogName, "sessions/claude-s1.json", "daily/" + day + ".json"} {
+	for _, name := range []string{ownfiles.ErrorLogName, ownfiles.DecisionLogName, "sessions/claude-s1.json", "daily/" + day + ".json"} {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			h := newTestHook(t)
 			h.Deadline = 2 * time.Second
@@ -491,7 +493,7 @@ func TestHookOwnFilesFIFO(t *testing.T) {
 				}
 			}
 			log := h.Stderr.(*bytes.Buffer).String()
-			if name != ErrorLogName {
+			if name != ownfiles.ErrorLogName {
 				log += errorLog(t, h)
 			}
 			// The daily ledger is rewritten when it cannot be read: no log.

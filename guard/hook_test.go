@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 func newTestHook(t *testing.T) *Hook {
@@ -25,7 +27,7 @@ const bashCall = `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":
 
 func errorLog(t *testing.T, h *Hook) string {
 	t.Helper()
-	data, _ := os.ReadFile(filepath.Join(h.StateDir, ErrorLogName))
+	data, _ := os.ReadFile(filepath.Join(h.StateDir, ownfiles.ErrorLogName))
 	return string(data)
 }
 
@@ -98,7 +100,7 @@ func TestHookRecordsDecisions(t *testing.T) {
 	if sess.Calls != 5 || sess.Last == nil || sess.Last.Wire != "loop" || sess.Last.Decision != "ask" {
 		t.Fatalf("state = %+v", sess)
 	}
-	for _, name := range []string{DecisionLogName, "sessions/claude-s1.json"} {
+	for _, name := range []string{ownfiles.DecisionLogName, "sessions/claude-s1.json"} {
 		data, err := os.ReadFile(filepath.Join(h.StateDir, name))
 		if err != nil {
 			t.Fatal(err)
@@ -118,22 +120,5 @@ func TestFileBaseStaysInFolder(t *testing.T) {
 	}
 	if fileBase(Claude, "ok-id_1.2") != "claude-ok-id_1.2" {
 		t.Error("plain ids are kept readable")
-	}
-}
-
-func TestLogsAreBounded(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "x.log")
-	line := []byte(strings.Repeat("x", 99) + "\n")
-	for range 100 {
-		if err := appendBounded(path, line, 1000); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, p := range []string{path, path + ".1"} {
-		fi, err := os.Stat(p)
-		if err != nil || fi.Size() > 1000 {
-			t.Fatalf("%s: %v %v", p, fi, err)
-		}
 	}
 }

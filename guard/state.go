@@ -18,7 +18,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // Session is what runaway remembers of one (harness, session): small, and
@@ -225,7 +225,7 @@ func readSession(path string) (*Session, error) {
 
 // readRegular reads a whole file through openRegular.
 func readRegular(path string) ([]byte, error) {
-	f, err := configs.OpenRegular(path, os.O_RDONLY, 0)
+	f, err := ownfiles.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func writeState(path string, data []byte) error {
 	if err == nil {
 		return nil
 	}
-	f, oerr := configs.OpenRegular(path, os.O_WRONLY, 0)
+	f, oerr := ownfiles.OpenRegular(path, os.O_WRONLY, 0)
 	if oerr != nil {
 		return err
 	}
@@ -301,29 +301,11 @@ func writeState(path string, data []byte) error {
 	return nil
 }
 
-// writeFileAtomic writes data to path through a temp file in the same
-// folder and a rename. os.CreateTemp makes the file 0600. Unlike
-// configs.AtomicWrite (for other people's files) it does not fsync: it runs
-// on every tool call, and a state file lost to a crash is only recounted
-// from the transcripts.
+// writeFileAtomic writes the hook's per-call state: atomic, 0600, not
+// synced (it runs on every tool call, and a state file lost to a crash is
+// only recounted from the transcripts).
 func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = configs.ReplaceFile(tmp, path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-	}
-	return werr
+	return ownfiles.WriteFile(path, data, 0o600, ownfiles.Fast)
 }
 
 // ReadSession reads one session's state without locking or writing, for

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // The agents' own guards: where an agent can keep its tools away from
@@ -114,7 +115,7 @@ func (p *SetupPlan) planAgentRules(on bool) error {
 	if on {
 		want = claudeRules(p.paths, p.guardedSettings(), runtime.GOOS)
 	}
-	doc, err := configs.ParseDoc(Tilde(edit.Path), edit.After, true)
+	doc, err := configs.ParseDoc(ownfiles.Tilde(edit.Path), edit.After, true)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // BinaryStep installs the running runaway at the stable path the hook
@@ -83,15 +83,15 @@ func (b BinaryStep) apply() error {
 func installBinary(path string, data []byte, moveAside bool) error {
 	defer removeAsides(path)
 	if !moveAside {
-		return configs.AtomicWrite(path, data, 0o755)
+		return ownfiles.WriteFile(path, data, 0o755, ownfiles.Durable)
 	}
 	fresh := path + ".new"
-	if err := configs.AtomicWrite(fresh, data, 0o755); err != nil {
+	if err := ownfiles.WriteFile(fresh, data, 0o755, ownfiles.Durable); err != nil {
 		return err
 	}
 	aside := fmt.Sprintf("%s.old-%d", path, time.Now().UnixNano())
 	moved := os.Rename(path, aside) == nil
-	if err := configs.ReplaceFile(fresh, path); err != nil {
+	if err := ownfiles.Replace(fresh, path); err != nil {
 		if moved {
 			_ = os.Rename(aside, path)
 		}

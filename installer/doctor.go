@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // Status is a doctor check's outcome: ok, warn (something only the person
@@ -124,7 +124,7 @@ func (d *doctor) installedBinary() string {
 
 func (d *doctor) checkBinary() {
 	bin := d.installedBinary()
-	name := Tilde(bin)
+	name := ownfiles.Tilde(bin)
 	info, err := os.Stat(bin)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -183,9 +183,9 @@ func (d *doctor) checkLinkage() {
 		return // checkBinary says what is wrong with a missing or broken one
 	case loader != "":
 		d.add(StatusWarn, "binary-linkage", "%s is dynamically linked (%s): the loader runs on every tool call and slows each one; install a static build: CGO_ENABLED=0 go install github.com/runaway-guard/runaway/cmd/runaway@latest && runaway setup",
-			Tilde(bin), loader)
+			ownfiles.Tilde(bin), loader)
 	default:
-		d.add(StatusOK, "binary-linkage", "%s is statically linked", Tilde(bin))
+		d.add(StatusOK, "binary-linkage", "%s is statically linked", ownfiles.Tilde(bin))
 	}
 }
 
@@ -202,7 +202,7 @@ func sameContent(a, b string) (bool, error) {
 }
 
 func (d *doctor) checkConfig() {
-	name := Tilde(d.paths.Config)
+	name := ownfiles.Tilde(d.paths.Config)
 	if _, err := os.Stat(d.paths.Config); errors.Is(err, fs.ErrNotExist) {
 		d.add(StatusOK, "config", "%s absent: the defaults apply ($%d cap per session)", name, configs.DefaultSessionCapUSD)
 		return
@@ -227,7 +227,7 @@ func (d *doctor) checkConfig() {
 }
 
 func (d *doctor) checkState() {
-	name := Tilde(d.paths.State)
+	name := ownfiles.Tilde(d.paths.State)
 	err := os.MkdirAll(d.paths.State, 0o700)
 	if err == nil {
 		// As much as the hook writes for a session (one block): an empty
@@ -268,7 +268,7 @@ func times(n int) string {
 // unsavedState counts the unread error-log lines that say a session's
 // state could not be written (guard.ErrNotKept), and gives the last.
 func unsavedState(stateDir string) (n int, last string) {
-	fresh, _ := unreadErrors(stateDir)
+	fresh, _ := ownfiles.UnreadErrors(stateDir)
 	for _, l := range fresh {
 		if strings.Contains(l, "session state could not be written") {
 			n, last = n+1, l
@@ -277,91 +277,16 @@ func unsavedState(stateDir string) (n int, last string) {
 	return n, last
 }
 
-// errorMark is where doctor remembers how far it read the error log: the
-// time stamp of the newest line seen and how many lines carry it. Lines
-// start with their RFC 3339 time, so this survives the log's rotation.
-type errorMark struct {
-	Until string `json:"until"`
-	Count int    `json:"count"`
-}
-
-const (
-	errorLogName  = "errors.log"
-	errorMarkName = "doctor-mark.json"
-)
-
 func (d *doctor) checkErrorLog() {
-	logPath := filepath.Join(d.paths.State, errorLogName)
-	fresh, next := unreadErrors(d.paths.State)
+	logPath := filepath.Join(d.paths.State, ownfiles.ErrorLogName)
+	fresh, next := ownfiles.UnreadErrors(d.paths.State)
 	if len(fresh) == 0 {
-		d.add(StatusOK, "errors", "no new errors in %s since the last doctor run", Tilde(logPath))
+		d.add(StatusOK, "errors", "no new errors in %s since the last doctor run", ownfiles.Tilde(logPath))
 		return
 	}
-	if b, err := json.Marshal(next); err == nil {
-		_ = configs.AtomicWrite(filepath.Join(d.paths.State, errorMarkName), b, 0o600)
-	}
+	_ = ownfiles.MarkErrorsRead(d.paths.State, next)
 	d.add(StatusWarn, "errors", "%d new in %s since the last doctor run (the hook answered \"no decision\" then); the last: %s",
-		len(fresh), Tilde(logPath), fresh[len(fresh)-1])
-}
-
-// UnreadErrors returns the lines of the hook's error log in stateDir that
-// no doctor run has shown yet, oldest first. It writes nothing: status
-// counts them, doctor shows them.
-func UnreadErrors(stateDir string) []string {
-	fresh, _ := unreadErrors(stateDir)
-	return fresh
-}
-
-// unreadErrors returns the lines newer than doctor's mark, and the mark
-// that records them as shown.
-func unreadErrors(stateDir string) (fresh []string, next errorMark) {
-	logPath := filepath.Join(stateDir, errorLogName)
-	var mark errorMark
-	if b, err := os.ReadFile(filepath.Join(stateDir, errorMarkName)); err == nil {
-		_ = json.Unmarshal(b, &mark)
-	}
-	var lines []string
-	for _, p := range []string{logPath + ".1", logPath} {
-		lines = append(lines, readLines(p)...)
-	}
-	next = mark
-	seenAtMark := 0
-	for _, l := range lines {
-		ts, _, _ := strings.Cut(l, " ")
-		switch {
-		case ts < mark.Until:
-			continue
-		case ts == mark.Until:
-			seenAtMark++
-			if seenAtMark <= mark.Count {
-				continue
-			}
-		}
-		fresh = append(fresh, l)
-		if ts == next.Until {
-			next.Count++
-		} else if ts > next.Until {
-			next = errorMark{Until: ts, Count: 1}
-		}
-	}
-	return fresh, next
-}
-
-func readLines(path string) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var out []string
-	s := bufio.NewScanner(f)
-	s.Buffer(nil, 1<<20)
-	for s.Scan() {
-		if l := strings.TrimSpace(s.Text()); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
+		len(fresh), ownfiles.Tilde(logPath), fresh[len(fresh)-1])
 }
 
 // agentShell is the shell the agents run hook commands with: Claude Code
@@ -448,9 +373,9 @@ func (d *doctor) checkWired(h Harness) {
 // checkFile checks one settings file runaway's entry goes in.
 func (d *doctor) checkFile(h Harness, w wiredFile) {
 	sf, prior := w.sf, w.prior
-	name := Tilde(sf.Path)
+	name := ownfiles.Tilde(sf.Path)
 	if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(sf.Path) {
-		d.add(StatusWarn, w.check+"-settings", "setup wrote %s, but %s now reads %s; run: %s", Tilde(prior.Path), h.Name, name, w.fix)
+		d.add(StatusWarn, w.check+"-settings", "setup wrote %s, but %s now reads %s; run: %s", ownfiles.Tilde(prior.Path), h.Name, name, w.fix)
 	}
 	entries, doc, err := configs.ReadSettings(sf, name)
 	if err != nil {
@@ -566,7 +491,7 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries 
 		problems = append(problems, fmt.Sprintf("its type is %q, not \"command\"", e.Type))
 	}
 	if !configs.SamePath(e.Program, bin) {
-		problems = append(problems, fmt.Sprintf("it runs %s, not the installed %s", e.Program, Tilde(bin)))
+		problems = append(problems, fmt.Sprintf("it runs %s, not the installed %s", e.Program, ownfiles.Tilde(bin)))
 	}
 	sf := w.sf
 	sf.Platform = d.platform
@@ -587,7 +512,7 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries 
 	case e.CommandWindows != "":
 		form = "ends in || true, commandWindows for PowerShell"
 	}
-	d.add(StatusOK, check, "%s:%d runs %s hook %s on %s, %s, timeout %gs", name, e.Line, Tilde(bin), h.ID, event, form, e.Timeout)
+	d.add(StatusOK, check, "%s:%d runs %s hook %s on %s, %s, timeout %gs", name, e.Line, ownfiles.Tilde(bin), h.ID, event, form, e.Timeout)
 	return e, true
 }
 
@@ -632,7 +557,7 @@ func (d *doctor) checkClaudeSwitch(user *configs.Doc) {
 			if err != nil {
 				continue
 			}
-			if doc, err = configs.ParseDoc(Tilde(path), b, false); err != nil {
+			if doc, err = configs.ParseDoc(ownfiles.Tilde(path), b, false); err != nil {
 				d.add(StatusWarn, "claude-hooks-off", "%v", err)
 				continue
 			}
@@ -641,7 +566,7 @@ func (d *doctor) checkClaudeSwitch(user *configs.Doc) {
 			DisableAllHooks bool `json:"disableAllHooks"`
 		}
 		if doc != nil && doc.Value(&s) == nil && s.DisableAllHooks {
-			on = append(on, Tilde(path))
+			on = append(on, ownfiles.Tilde(path))
 		}
 	}
 	if len(on) > 0 {
@@ -743,7 +668,7 @@ func (d *doctor) liveTest(h Harness, prefix string, e configs.Entry) {
 		d.add(StatusFail, check, "the answer is not JSON (%q): %s would ignore or reject it", firstLine(string(answer)), h.Name)
 		return
 	}
-	if logged := readLines(filepath.Join(tmp, "state", "runaway", errorLogName)); len(logged) > 0 {
+	if logged := ownfiles.LogLines(filepath.Join(tmp, "state", "runaway", ownfiles.ErrorLogName)); len(logged) > 0 {
 		d.add(StatusFail, check, "the hook answered but logged an error: %s", logged[len(logged)-1])
 		return
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // codexTrustStep is how the person trusts runaway's entries: Codex offers
@@ -29,7 +30,7 @@ const codexTrustStep = `start codex, choose "Review hooks" where it says "Hooks 
 // writes the trust itself.
 func (d *doctor) checkCodexConfig(hooksPath string, entries []trustCheck) {
 	path := filepath.Join(configs.CodexDir(), "config.toml")
-	name := Tilde(path)
+	name := ownfiles.Tilde(path)
 	cfg := map[string]any{}
 	b, err := os.ReadFile(path)
 	switch {
@@ -172,13 +173,13 @@ func readJSONC(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := configs.ParseDoc(Tilde(path), b, false)
+	doc, err := configs.ParseDoc(ownfiles.Tilde(path), b, false)
 	if err != nil {
 		return nil, err
 	}
 	var m map[string]any
 	if err := doc.Value(&m); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", Tilde(path), err)
+		return nil, fmt.Errorf("reading %s: %w", ownfiles.Tilde(path), err)
 	}
 	return m, nil
 }
@@ -203,7 +204,7 @@ func (d *doctor) checkGemini(h Harness) {
 		val any
 	}{{"model.disableLoopDetection", model["disableLoopDetection"]}, {"disableLoopDetection", m["disableLoopDetection"]}} {
 		if v.val == true {
-			d.add(StatusWarn, check, "%s is true in %s: Gemini CLI's own loop detection is off; set it to false, it works beside runaway's", v.key, Tilde(path))
+			d.add(StatusWarn, check, "%s is true in %s: Gemini CLI's own loop detection is off; set it to false, it works beside runaway's", v.key, ownfiles.Tilde(path))
 			return
 		}
 	}
@@ -223,7 +224,7 @@ func (d *doctor) checkGeminiHooks(doc *configs.Doc) {
 			EnableHooks *bool `json:"enableHooks"`
 		} `json:"tools"`
 	}
-	name := Tilde(configs.GeminiSettings().Path)
+	name := ownfiles.Tilde(configs.GeminiSettings().Path)
 	if doc == nil || doc.Value(&s) != nil {
 		return
 	}
@@ -243,7 +244,7 @@ func (d *doctor) checkGeminiHooks(doc *configs.Doc) {
 func OpenCodeConfigs(dir string) []string {
 	base := os.Getenv("XDG_CONFIG_HOME")
 	if base == "" {
-		base = filepath.Join(homeDir(), ".config")
+		base = filepath.Join(ownfiles.Home(), ".config")
 	}
 	var out []string
 	for _, d := range []string{filepath.Join(base, "opencode"), dir} {
@@ -271,7 +272,7 @@ func (d *doctor) openCodeDoomLoop() (allowed []string, seen bool, err error) {
 		}
 		seen = true
 		if action, key := doomLoop(m); action == "allow" {
-			allowed = append(allowed, Tilde(path)+": "+key)
+			allowed = append(allowed, ownfiles.Tilde(path)+": "+key)
 		}
 		agents, _ := m["agent"].(map[string]any)
 		names := make([]string, 0, len(agents))
@@ -282,7 +283,7 @@ func (d *doctor) openCodeDoomLoop() (allowed []string, seen bool, err error) {
 		for _, n := range names {
 			if a, ok := agents[n].(map[string]any); ok {
 				if action, key := doomLoop(a); action == "allow" {
-					allowed = append(allowed, Tilde(path)+": agent."+n+"."+key)
+					allowed = append(allowed, ownfiles.Tilde(path)+": agent."+n+"."+key)
 				}
 			}
 		}

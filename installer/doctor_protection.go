@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // checkProtection says, per wired agent, how well runaway's files are kept
@@ -50,7 +51,7 @@ func (d *doctor) recordedSettings() []string {
 
 func (d *doctor) checkClaudeRules(f InstalledFile) {
 	const check = "claude-protection"
-	name := Tilde(f.Path)
+	name := ownfiles.Tilde(f.Path)
 	b, err := os.ReadFile(f.Path)
 	if err != nil {
 		return // checkFile has said what is wrong with the file
@@ -107,7 +108,7 @@ func (d *doctor) checkCodexSandbox(f InstalledFile) {
 	bypass := "; a run with --dangerously-bypass-approvals-and-sandbox or --sandbox danger-full-access is held by the tamper wire only"
 	switch cfg.SandboxMode {
 	case "danger-full-access":
-		d.add(StatusWarn, check, "guard rail only: sandbox_mode = \"danger-full-access\" in %s lets Codex's commands write anywhere, runaway's files included; only runaway's tamper wire reads them", Tilde(path))
+		d.add(StatusWarn, check, "guard rail only: sandbox_mode = \"danger-full-access\" in %s lets Codex's commands write anywhere, runaway's files included; only runaway's tamper wire reads them", ownfiles.Tilde(path))
 	case "read-only":
 		d.add(StatusOK, check, "enforced by Codex: sandbox_mode = \"read-only\" keeps its commands from writing anywhere%s", bypass)
 	case "workspace-write", "":
@@ -124,7 +125,7 @@ func (d *doctor) checkCodexSandbox(f InstalledFile) {
 		for _, root := range roots {
 			for _, p := range append(dirs, files...) {
 				if within(p, root) {
-					d.add(StatusWarn, check, "guard rail only for %s: it is inside %s, which Codex's commands may write under workspace-write (writable_roots, or /tmp and $TMPDIR unless [sandbox_workspace_write] exclude_slash_tmp and exclude_tmpdir_env_var are set in %s)", Tilde(p), root, Tilde(path))
+					d.add(StatusWarn, check, "guard rail only for %s: it is inside %s, which Codex's commands may write under workspace-write (writable_roots, or /tmp and $TMPDIR unless [sandbox_workspace_write] exclude_slash_tmp and exclude_tmpdir_env_var are set in %s)", ownfiles.Tilde(p), root, ownfiles.Tilde(path))
 					return
 				}
 			}
@@ -135,7 +136,7 @@ func (d *doctor) checkCodexSandbox(f InstalledFile) {
 		}
 		d.add(StatusOK, check, "enforced by Codex: %s to the workspace, /tmp and its writable roots, which hold none of runaway's files, unless codex starts in a folder that holds them (such as your home)%s", mode, bypass)
 	default:
-		d.add(StatusWarn, check, "sandbox_mode = %q in %s is not one runaway knows: runaway's files are held by the tamper wire only", cfg.SandboxMode, Tilde(path))
+		d.add(StatusWarn, check, "sandbox_mode = %q in %s is not one runaway knows: runaway's files are held by the tamper wire only", cfg.SandboxMode, ownfiles.Tilde(path))
 	}
 }
 

@@ -9,9 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // Support says how much of runaway works in a harness.
@@ -101,7 +101,7 @@ type Found struct {
 
 // Detect looks for every harness. It only looks at files and PATH.
 func Detect() []Found {
-	home := homeDir()
+	home := ownfiles.Home()
 	var out []Found
 	for _, h := range Harnesses {
 		f := Found{Harness: h}
@@ -164,14 +164,6 @@ func EntryPath(id string) string {
 	return ""
 }
 
-func homeDir() string {
-	if h := os.Getenv("HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
-
 // knownPackages are the npm packages the agents ship as.
 var knownPackages = map[string]bool{
 	"@anthropic-ai/claude-code": true,
@@ -208,13 +200,4 @@ func programVersion(path string) string {
 		dir = parent
 	}
 	return ""
-}
-
-// Tilde shows a path under the home folder as ~/….
-func Tilde(path string) string {
-	home := homeDir()
-	if home != "" && home != "/" && strings.HasPrefix(path, home+string(filepath.Separator)) {
-		return "~" + path[len(home):]
-	}
-	return path
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // OpenCode is wired with a plugin file, not a settings entry: setup writes
@@ -32,7 +33,7 @@ type SupportFile struct {
 // node_modules folder. prior is an earlier setup's record for OpenCode.
 func planOpenCodeSetup(bin string, prior *InstalledFile) (FileEdits, error) {
 	path := configs.OpenCodePluginPath()
-	name := Tilde(path)
+	name := ownfiles.Tilde(path)
 	snap, err := configs.ReadSnapshot(path)
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func planOpenCodeSetup(bin string, prior *InstalledFile) (FileEdits, error) {
 func openCodeStallWarning(dir string) string {
 	_, why := configs.OpenCodeInstallsAtStart(dir)
 	return fmt.Sprintf("OpenCode will npm-install %s into %s when it starts (%s): with no registry reachable it waits about 70 s first; when online, run: cd %s && npm install",
-		configs.OpenCodeSDK, Tilde(dir), why, configs.ShellQuote(Tilde(dir)))
+		configs.OpenCodeSDK, ownfiles.Tilde(dir), why, configs.ShellQuote(ownfiles.Tilde(dir)))
 }
 
 // mergeDirs adds the folders of b missing from a, keeping a's order.
@@ -118,7 +119,7 @@ func planOpenCodeRemove(prior *InstalledFile) (FileEdits, error) {
 			continue
 		}
 		if !configs.IsOpenCodePlugin(snap.Data) {
-			return nil, fmt.Errorf("%s is not runaway's plugin any more; nothing was removed (delete it yourself if it is not yours)", Tilde(path))
+			return nil, fmt.Errorf("%s is not runaway's plugin any more; nothing was removed (delete it yourself if it is not yours)", ownfiles.Tilde(path))
 		}
 		if err := snap.Writable(); err != nil {
 			return nil, err
@@ -140,7 +141,7 @@ func planOpenCodeRemove(prior *InstalledFile) (FileEdits, error) {
 		if HashBytes(snap.Data) != s.SHA256 {
 			// npm (or the person) made it theirs: it stays.
 			edit.Delete, edit.After = false, snap.Data
-			edit.Warnings = append(edit.Warnings, fmt.Sprintf("%s changed since setup wrote it (an npm install?); it stays", Tilde(s.Path)))
+			edit.Warnings = append(edit.Warnings, fmt.Sprintf("%s changed since setup wrote it (an npm install?); it stays", ownfiles.Tilde(s.Path)))
 		}
 		edits = append(edits, edit)
 	}
@@ -163,7 +164,7 @@ func isOpenCodePluginOf(data []byte, bin string) bool {
 // at start, what turns plugins off, and OpenCode's own doom_loop guard.
 func (d *doctor) checkOpenCode(h Harness) {
 	path := configs.OpenCodePluginPath()
-	name := Tilde(path)
+	name := ownfiles.Tilde(path)
 	prior := d.rec.File(h.ID)
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -183,19 +184,19 @@ func (d *doctor) checkOpenCode(h Harness) {
 	case !configs.IsOpenCodePlugin(data):
 		d.add(StatusFail, "opencode-plugin", "%s is not runaway's plugin: OpenCode is not guarded; move it away, then %s", name, fix)
 	case filepath.Clean(configs.OpenCodePluginBinary(data)) != filepath.Clean(bin):
-		d.add(StatusFail, "opencode-plugin", "%s runs %s, not the installed %s; %s", name, configs.OpenCodePluginBinary(data), Tilde(bin), fix)
+		d.add(StatusFail, "opencode-plugin", "%s runs %s, not the installed %s; %s", name, configs.OpenCodePluginBinary(data), ownfiles.Tilde(bin), fix)
 	case !isOpenCodePluginOf(data, bin):
 		d.add(StatusWarn, "opencode-plugin", "%s is another version of runaway's plugin (or was edited); %s", name, fix)
 		ok = true
 	default:
-		d.add(StatusOK, "opencode-plugin", "%s runs %s hook opencode before every tool call and model request, timeout %s", name, Tilde(bin), configs.OpenCodePluginTimeout)
+		d.add(StatusOK, "opencode-plugin", "%s runs %s hook opencode before every tool call and model request, timeout %s", name, ownfiles.Tilde(bin), configs.OpenCodePluginTimeout)
 		ok = true
 	}
 	dir := configs.OpenCodeDir()
 	if stalls, _ := configs.OpenCodeInstallsAtStart(dir); stalls {
 		d.add(StatusWarn, "opencode-startup", "%s", openCodeStallWarning(dir))
 	} else {
-		d.add(StatusOK, "opencode-startup", "OpenCode finds its plugin SDK settled in %s and starts without npm", Tilde(dir))
+		d.add(StatusOK, "opencode-startup", "OpenCode finds its plugin SDK settled in %s and starts without npm", ownfiles.Tilde(dir))
 	}
 	if v := os.Getenv("OPENCODE_PURE"); v != "" {
 		d.add(StatusFail, "opencode-pure", "OPENCODE_PURE=%s is set here: OpenCode loads no plugins, runaway's included; unset it where it is set (your shell's startup files)", v)

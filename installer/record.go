@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // Installed is setup's record of what it wrote, kept in
@@ -167,5 +168,5 @@ func (r *Installed) write(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return configs.AtomicWrite(path, append(b, '\n'), 0o600)
+	return ownfiles.WriteFile(path, append(b, '\n'), 0o600, ownfiles.Durable)
 }

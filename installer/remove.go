@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // RemoveOptions are the choices of `runaway remove`.
@@ -144,7 +145,7 @@ func purgedBinary(def string, rec *Installed) string {
 
 // planHookRemove takes runaway's entries out of one settings file.
 func planHookRemove(sf configs.SettingsFile, prior *InstalledFile) (FileEdit, error) {
-	name := Tilde(sf.Path)
+	name := ownfiles.Tilde(sf.Path)
 	doc, snap, err := sf.Read(name)
 	if err != nil || !snap.Exists {
 		return FileEdit{}, err
@@ -215,12 +216,12 @@ func (p *RemovePlan) Apply() error {
 			err = p.rec.write(p.paths.Installed)
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("updating %s: %w", Tilde(p.paths.Installed), err)
+			return fmt.Errorf("updating %s: %w", ownfiles.Tilde(p.paths.Installed), err)
 		}
 	}
 	for _, path := range p.PurgePaths {
 		if err := os.RemoveAll(path); err != nil {
-			return fmt.Errorf("removing %s: %w", Tilde(path), err)
+			return fmt.Errorf("removing %s: %w", ownfiles.Tilde(path), err)
 		}
 		if path == p.paths.Config {
 			os.Remove(filepath.Dir(path)) // only when empty
@@ -246,7 +247,7 @@ func (p *RemovePlan) Done() string {
 	}
 	paths := make([]string, len(p.PurgePaths))
 	for i, path := range p.PurgePaths {
-		paths[i] = Tilde(path)
+		paths[i] = ownfiles.Tilde(path)
 	}
 	return done + "; its binary, config and state are deleted (" + strings.Join(paths, ", ") + ")"
 }
@@ -258,19 +259,19 @@ func (p *RemovePlan) Summary() []string {
 		out = append(out, "  no runaway entries found in the agents' settings files")
 	}
 	for _, f := range p.Files {
-		line := "  edit " + Tilde(f.Path) + " (take out runaway's entries)"
+		line := "  edit " + ownfiles.Tilde(f.Path) + " (take out runaway's entries)"
 		switch {
 		case f.Delete && f.Harness == "opencode" && !f.supportFile:
-			line = "  delete " + Tilde(f.Path) + " (runaway's OpenCode plugin)"
+			line = "  delete " + ownfiles.Tilde(f.Path) + " (runaway's OpenCode plugin)"
 		case f.Delete:
-			line = "  delete " + Tilde(f.Path) + " (setup created it; nothing else is in it)"
+			line = "  delete " + ownfiles.Tilde(f.Path) + " (setup created it; nothing else is in it)"
 		case !f.Changed():
-			line = "  keep " + Tilde(f.Path) + " (changed since setup created it)"
+			line = "  keep " + ownfiles.Tilde(f.Path) + " (changed since setup created it)"
 		}
 		out = append(out, line)
 	}
 	for _, path := range p.PurgePaths {
-		out = append(out, "  delete "+Tilde(path))
+		out = append(out, "  delete "+ownfiles.Tilde(path))
 	}
 	return append(out, p.Files.warningLines()...)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // Paths are the files runaway owns.
@@ -23,16 +24,15 @@ type Paths struct {
 	Installed string // setup's record, in the state folder
 }
 
-// DefaultPaths are runaway's own folders on this OS (configs.OwnDirs;
+// DefaultPaths are runaway's own folders on this OS (ownfiles.UserDirs;
 // tests set XDG_*).
 func DefaultPaths() Paths {
-	dirs := configs.OwnDirs()
-	state := dirs.State
+	dirs := ownfiles.UserDirs()
 	return Paths{
 		Bin:       dirs.Bin,
-		Config:    configs.PolicyPath(),
-		State:     state,
-		Installed: filepath.Join(state, "installed.json"),
+		Config:    dirs.ConfigFile(),
+		State:     dirs.State,
+		Installed: dirs.InstalledFile(),
 	}
 }
 
@@ -111,7 +111,7 @@ func (f FileEdit) Diff() string {
 	if !f.Changed() {
 		return ""
 	}
-	name := Tilde(f.Path)
+	name := ownfiles.Tilde(f.Path)
 	from, to := name, name
 	if !f.snap.Exists {
 		from = "/dev/null"
@@ -347,7 +347,7 @@ func planConfig(path string, opts SetupOptions) (FileEdit, error) {
 	}
 	edit := FileEdit{Path: path, Before: snap.Data, After: snap.Data, snap: snap, own: true}
 	settings := configSettings(opts)
-	doc, err := configs.ParseDoc(Tilde(path), snap.Data, false)
+	doc, err := configs.ParseDoc(ownfiles.Tilde(path), snap.Data, false)
 	if err != nil {
 		return edit, err
 	}
@@ -368,7 +368,7 @@ func planConfig(path string, opts SetupOptions) (FileEdit, error) {
 
 // planHookInsert puts runaway's entry into one harness's settings file.
 func planHookInsert(sf configs.SettingsFile, bin string, prior *InstalledFile) (FileEdit, error) {
-	name := Tilde(sf.Path)
+	name := ownfiles.Tilde(sf.Path)
 	doc, snap, err := sf.Read(name)
 	if err != nil {
 		return FileEdit{}, err
@@ -509,7 +509,7 @@ func (p *SetupPlan) Apply() error {
 		}
 	}
 	if err := rec.write(p.paths.Installed); err != nil && firstErr == nil {
-		firstErr = fmt.Errorf("recording the setup in %s: %w", Tilde(p.paths.Installed), err)
+		firstErr = fmt.Errorf("recording the setup in %s: %w", ownfiles.Tilde(p.paths.Installed), err)
 	}
 	return firstErr
 }
@@ -527,7 +527,7 @@ func preflight(files FileEdits) error {
 		if changed, err := f.snap.Changed(); err != nil {
 			return err
 		} else if changed {
-			return fmt.Errorf("%s changed since the plan was made; nothing was written", Tilde(f.Path))
+			return fmt.Errorf("%s changed since the plan was made; nothing was written", ownfiles.Tilde(f.Path))
 		}
 	}
 	return nil
@@ -541,14 +541,14 @@ func (f FileEdit) write() error {
 	}
 	if f.Delete {
 		if err := configs.RemoveFile(f.snap); err != nil {
-			return fmt.Errorf("removing %s: %w", Tilde(f.Path), err)
+			return fmt.Errorf("removing %s: %w", ownfiles.Tilde(f.Path), err)
 		}
 		removeEmptyDirs(append(f.createDirs, f.removeDirs...))
 		return nil
 	}
 	for _, d := range slices.Backward(f.createDirs) {
 		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("creating %s: %w", Tilde(d), err)
+			return fmt.Errorf("creating %s: %w", ownfiles.Tilde(d), err)
 		}
 	}
 	write := configs.WriteFile
@@ -556,11 +556,11 @@ func (f FileEdit) write() error {
 		write = configs.WriteOwnFile
 	}
 	if err := write(f.snap, f.After); err != nil {
-		return fmt.Errorf("writing %s: %w", Tilde(f.Path), err)
+		return fmt.Errorf("writing %s: %w", ownfiles.Tilde(f.Path), err)
 	}
 	for _, d := range f.extraDirs {
 		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("creating %s: %w", Tilde(d), err)
+			return fmt.Errorf("creating %s: %w", ownfiles.Tilde(d), err)
 		}
 	}
 	return nil
@@ -584,7 +584,7 @@ func (p *SetupPlan) Summary() []string {
 	for _, f := range p.Agents {
 		where := "not found"
 		if f.Found {
-			where = "found: " + Tilde(f.Where[0])
+			where = "found: " + ownfiles.Tilde(f.Where[0])
 			if f.Version != "" {
 				where += " (" + f.Version + ")"
 			}
@@ -602,7 +602,7 @@ func (p *SetupPlan) Summary() []string {
 }
 
 func (f FileEdit) describe() string {
-	name := Tilde(f.Path)
+	name := ownfiles.Tilde(f.Path)
 	what := "runaway's config"
 	if f.Harness != "" {
 		h, _ := HarnessByID(f.Harness)

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // ErrCancelled: the person left the wizard (ctrl-c, or "No" at the end);
@@ -411,7 +412,7 @@ func welcome(agents []Found) string {
 			continue
 		}
 		found = true
-		fmt.Fprintf(&b, "\n%s (%s): %s.\n%s\n", f.Name, Tilde(f.Where[0]), f.Support, f.Why)
+		fmt.Fprintf(&b, "\n%s (%s): %s.\n%s\n", f.Name, ownfiles.Tilde(f.Where[0]), f.Support, f.Why)
 	}
 	if !found {
 		b.WriteString("\nnone found; you can still wire Claude Code or Codex for later.\n")
@@ -425,11 +426,11 @@ func (p *SetupPlan) Steps() []string {
 	var out []string
 	switch {
 	case p.Binary.Skip:
-		out = append(out, "keep "+Tilde(p.Binary.To)+" (already this version)")
+		out = append(out, "keep "+ownfiles.Tilde(p.Binary.To)+" (already this version)")
 	case p.Binary.Upgrade:
-		out = append(out, "upgrade "+Tilde(p.Binary.To)+" (copy of "+Tilde(p.Binary.From)+")")
+		out = append(out, "upgrade "+ownfiles.Tilde(p.Binary.To)+" (copy of "+ownfiles.Tilde(p.Binary.From)+")")
 	default:
-		out = append(out, "install "+Tilde(p.Binary.To)+" (copy of "+Tilde(p.Binary.From)+")")
+		out = append(out, "install "+ownfiles.Tilde(p.Binary.To)+" (copy of "+ownfiles.Tilde(p.Binary.From)+")")
 	}
 	for _, f := range p.Files {
 		out = append(out, f.describe())
@@ -459,7 +460,7 @@ func (p *SetupPlan) AfterSetup() []string {
 					"Codex runs a new or changed hook only once you trust it. Once, now:",
 					"  1. start codex: it says \"Hooks need review\"",
 					"  2. choose \"Review hooks\" (or type /hooks)",
-					"  3. trust runaway's two entries, named \""+configs.CodexToolName+"\" and \""+configs.CodexPromptName+"\" (both run "+Tilde(p.paths.Bin)+" hook codex)",
+					"  3. trust runaway's two entries, named \""+configs.CodexToolName+"\" and \""+configs.CodexPromptName+"\" (both run "+ownfiles.Tilde(p.paths.Bin)+" hook codex)",
 					"runaway doctor tells whether it is trusted.")
 			}
 		}

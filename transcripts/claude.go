@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // recentMax is how many responses per Claude file are remembered for the
@@ -108,7 +110,7 @@ func (p *Position) has(rel string) bool {
 // firstLineHas reports whether the first line of the file (up to 64 KiB)
 // contains needle.
 func firstLineHas(path string, needle []byte) bool {
-	f, _, err := openRegular(path)
+	f, _, err := ownfiles.OpenRegularInfo(path, os.O_RDONLY, 0)
 	if err != nil {
 		return false
 	}

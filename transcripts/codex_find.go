@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/transcripts/zstd"
 )
 
@@ -154,7 +155,7 @@ func (m codexMeta) root() string {
 
 // readCodexMeta reads the session_meta on a rollout's first line.
 func readCodexMeta(path string) (codexMeta, bool) {
-	f, _, err := openRegular(path)
+	f, _, err := ownfiles.OpenRegularInfo(path, os.O_RDONLY, 0)
 	if err != nil {
 		return codexMeta{}, false
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"strings"
 
+	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/transcripts/zstd"
 )
 
@@ -33,7 +35,7 @@ const detectLines = 64
 // carries projectHash; Claude Code lines carry sessionId or are its summary
 // records.
 func Detect(path string) (Agent, error) {
-	f, _, err := openRegular(path)
+	f, _, err := ownfiles.OpenRegularInfo(path, os.O_RDONLY, 0)
 	if err != nil {
 		return "", err
 	}

@@ -16,8 +16,3 @@ func fileID(fi fs.FileInfo) string {
 	}
 	return "-"
 }
-
-// openFlags open a session file without blocking: a FIFO put where a
-// transcript should be would otherwise hold open(2) until a writer comes.
-// openRegular then refuses it.
-const openFlags = syscall.O_RDONLY | syscall.O_NONBLOCK

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // Gemini CLI writes a session as JSON lines, append-only (see
@@ -184,7 +186,7 @@ func GeminiSessionID(path string) string { return geminiHeaderID(path) }
 
 // geminiHeaderID is the sessionId of the header on the file's first line.
 func geminiHeaderID(path string) string {
-	f, _, err := openRegular(path)
+	f, _, err := ownfiles.OpenRegularInfo(path, os.O_RDONLY, 0)
 	if err != nil {
 		return ""
 	}

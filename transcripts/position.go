@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/transcripts/zstd"
 )
 
@@ -193,7 +194,7 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 	} else if !zst && fp.ID != "" && fp.ID == fileID(fi) && fi.Size() == fp.Off {
 		return false, nil
 	}
-	f, fi, err := openRegular(abs)
+	f, fi, err := ownfiles.OpenRegularInfo(abs, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil

@@ -14,7 +14,7 @@ import (
 
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
-	"github.com/runaway-guard/runaway/installer"
+	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/pricing"
 )
 
@@ -73,7 +73,7 @@ func runAllow(w io.Writer, o allowOptions) error {
 	defer cancel()
 	found, err := store.Find(ctx, o.session, policy, pricer)
 	if errors.Is(err, guard.ErrDailyCap) {
-		return failf([]string{fmt.Sprintf("raise daily_cap_usd in %s, or run: runaway setup --daily-cap %g", installer.Tilde(configs.PolicyPath()), 2*policy.DailyCapUSD)}, "%v", err)
+		return failf([]string{fmt.Sprintf("raise daily_cap_usd in %s, or run: runaway setup --daily-cap %g", ownfiles.Tilde(configs.PolicyPath()), 2*policy.DailyCapUSD)}, "%v", err)
 	}
 	if err != nil {
 		return failf([]string{"runaway status"}, "%v", err)

@@ -9,8 +9,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 func init() { register(newHookCmd) }
@@ -48,7 +48,7 @@ func runHook(args []string) {
 	if len(args) > 0 {
 		hint = args[0]
 	}
-	dirs := configs.OwnDirs()
+	dirs := ownfiles.UserDirs()
 	h := &guard.Hook{
 		StateDir:   dirs.State,
 		ConfigPath: dirs.ConfigFile(),
@@ -81,4 +81,4 @@ func exitZeroOnSignals() {
 }
 
 // stateDir is runaway's state folder ($XDG_STATE_HOME/runaway).
-func stateDir() string { return configs.OwnDirs().State }
+func stateDir() string { return ownfiles.UserDirs().State }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/installer"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 func init() { register(newSetupCmd) }
@@ -125,7 +126,7 @@ func runSetup(cmd *cobra.Command, opts installer.SetupOptions, yes, dryRun bool)
 		names = append(names, h.Name)
 	}
 	if plan.Project != "" {
-		names = append(names, "Claude Code in "+installer.Tilde(filepath.Dir(filepath.Dir(plan.Project))))
+		names = append(names, "Claude Code in "+ownfiles.Tilde(filepath.Dir(filepath.Dir(plan.Project))))
 	}
 	fmt.Fprintf(out, "done: runaway guards %s\n", strings.Join(names, ", "))
 	if len(plan.Todo) > 0 {

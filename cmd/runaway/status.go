@@ -15,7 +15,7 @@ import (
 
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
-	"github.com/runaway-guard/runaway/installer"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 func init() { register(newStatusCmd) }
@@ -114,7 +114,7 @@ func printStatus(w io.Writer, views []guard.View) {
 			last = d.Wire + " " + d.Decision
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			v.Harness, short(v.SessionID), home(v.Cwd), models(v.Models), v.Spend(), v.State, v.Runs(), last, ago(now, v.UpdatedAt))
+			v.Harness, short(v.SessionID), folder(v.Cwd), models(v.Models), v.Spend(), v.State, v.Runs(), last, ago(now, v.UpdatedAt))
 	}
 	tw.Flush()
 }
@@ -126,14 +126,12 @@ func short(id string) string {
 	return id
 }
 
-func home(p string) string {
-	if h, err := os.UserHomeDir(); err == nil && h != "" && strings.HasPrefix(p, h) {
-		return "~" + strings.TrimPrefix(p, h)
-	}
+// folder shows a session's working folder, ~ for the home folder.
+func folder(p string) string {
 	if p == "" {
 		return "-"
 	}
-	return p
+	return ownfiles.Tilde(p)
 }
 
 func models(m []string) string {
@@ -160,7 +158,8 @@ func ago(now, t time.Time) string {
 
 // printUnreadErrors tells of the hook's errors no doctor run has shown yet.
 func printUnreadErrors(w io.Writer) {
-	n := len(installer.UnreadErrors(stateDir()))
+	fresh, _ := ownfiles.UnreadErrors(stateDir())
+	n := len(fresh)
 	if n == 0 {
 		return
 	}
@@ -169,5 +168,5 @@ func printUnreadErrors(w io.Writer) {
 		errs, them = "error", "it"
 	}
 	fmt.Fprintf(w, "\n%d hook %s in %s since the last doctor run; runaway doctor shows %s.\n",
-		n, errs, installer.Tilde(filepath.Join(stateDir(), guard.ErrorLogName)), them)
+		n, errs, ownfiles.Tilde(filepath.Join(stateDir(), ownfiles.ErrorLogName)), them)
 }

@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // What a local archive holds, for tar -x and unzip into a folder that
@@ -28,7 +28,7 @@ func archiveEntries(p string) ([]string, bool) {
 	if p == "" || !known(p) {
 		return nil, false // stdin, or a name the wire cannot know
 	}
-	f, err := configs.OpenRegular(p, os.O_RDONLY, 0)
+	f, err := ownfiles.OpenRegular(p, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, false
 	}

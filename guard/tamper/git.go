@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // git commands that put files back as a repository has them (checkout,
@@ -183,7 +183,7 @@ func readIndex(top string) []byte {
 			gitDir = d
 		}
 	}
-	f, err := configs.OpenRegular(filepath.Join(gitDir, "index"), os.O_RDONLY, 0)
+	f, err := ownfiles.OpenRegular(filepath.Join(gitDir, "index"), os.O_RDONLY, 0)
 	if err != nil {
 		return []byte{} // no index: nothing tracked
 	}

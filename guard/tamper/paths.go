@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // Which paths are protected, and how a path a call names is resolved the
@@ -427,7 +427,7 @@ const maxSettingsRead = 4 << 20
 // is refused: opening a FIFO blocks until a writer comes, and a device such
 // as /dev/tty waits for the person.
 func readSmall(p string) (string, error) {
-	f, err := configs.OpenRegular(p, os.O_RDONLY, 0)
+	f, err := ownfiles.OpenRegular(p, os.O_RDONLY, 0)
 	if err != nil {
 		return "", err
 	}

@@ -1,4 +1,4 @@
-package configs
+package ownfiles
 
 import (
 	"os"
@@ -16,7 +16,7 @@ func TestWindowsSharingError(t *testing.T) {
 	}
 }
 
-func TestReplaceFile(t *testing.T) {
+func TestReplace(t *testing.T) {
 	dir := t.TempDir()
 	from, to := filepath.Join(dir, "new"), filepath.Join(dir, "state.json")
 	os.WriteFile(from, []byte("new"), 0o600)
@@ -27,14 +27,14 @@ func TestReplaceFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if err := ReplaceFile(from, to); err != nil {
+	if err := Replace(from, to); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(to); string(b) != "new" {
 		t.Fatalf("got %q", b)
 	}
 	// A missing source is no transient error: it fails at once.
-	if err := ReplaceFile(filepath.Join(dir, "missing"), to); err == nil {
+	if err := Replace(filepath.Join(dir, "missing"), to); err == nil {
 		t.Fatal("renamed a missing file")
 	}
 }

@@ -1,4 +1,9 @@
-package configs
+// Package ownfiles is where runaway keeps its own files and how it writes
+// them: its folders, the error and decision logs (bounded, rotated), one
+// writer (durable for files a person keeps, fast for the hook's per-call
+// state), a regular-files-only open that cannot block, and ~ for paths
+// shown to people. Every layer may import it; it imports nothing of ours.
+package ownfiles
 
 import (
 	"os"
@@ -18,7 +23,25 @@ type Dirs struct {
 // ConfigFile is runaway's config.json.
 func (d Dirs) ConfigFile() string { return filepath.Join(d.Config, "config.json") }
 
-// OwnDirs are runaway's folders on this machine:
+// InstalledFile is setup's record of what it wrote (for an exact remove
+// and doctor's drift checks).
+func (d Dirs) InstalledFile() string { return filepath.Join(d.State, "installed.json") }
+
+// ErrorLogFile is the hook's error log.
+func (d Dirs) ErrorLogFile() string { return filepath.Join(d.State, ErrorLogName) }
+
+// DecisionLogFile is the hook's decision log.
+func (d Dirs) DecisionLogFile() string { return filepath.Join(d.State, DecisionLogName) }
+
+// ExeName is the installed binary's file name on goos.
+func ExeName(goos string) string {
+	if goos == "windows" {
+		return "runaway.exe"
+	}
+	return "runaway"
+}
+
+// UserDirs are runaway's folders on this machine:
 //
 //   - Linux: the XDG base directories (~/.config/runaway,
 //     ~/.local/state/runaway, ~/.local/bin/runaway).
@@ -29,9 +52,9 @@ func (d Dirs) ConfigFile() string { return filepath.Join(d.Config, "config.json"
 //     ~/Library/Application Support is used while the XDG one is absent.
 //   - Windows: adrg/xdg's known folders (%LOCALAPPDATA%\runaway for config
 //     and state) and %LOCALAPPDATA%\Programs\runaway\runaway.exe.
-func OwnDirs() Dirs {
+func UserDirs() Dirs {
 	return chooseDirs(dirsEnv{
-		goos: runtime.GOOS, home: homeDir(), getenv: os.Getenv, isDir: isDir,
+		goos: runtime.GOOS, home: Home(), getenv: os.Getenv, isDir: isDir,
 		xdgConfig: xdg.ConfigHome, xdgState: xdg.StateHome, xdgBin: xdg.BinHome,
 	})
 }

@@ -1,4 +1,4 @@
-package configs
+package ownfiles
 
 import (
 	"errors"
@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// ReplaceFile renames from over to. On Windows a file another process has
+// Replace renames from over to. On Windows a file another process has
 // open (a reader of a state file, an antivirus scan, the search indexer)
 // refuses the rename for a moment: it is retried for up to a quarter of a
 // second, as Go's own cmd/go does. Elsewhere the rename is tried once.
-func ReplaceFile(from, to string) error {
+func Replace(from, to string) error {
 	deadline := time.Now().Add(250 * time.Millisecond)
 	for wait := time.Millisecond; ; wait *= 2 {
 		err := os.Rename(from, to)

@@ -1,4 +1,4 @@
-package configs
+package ownfiles
 
 import (
 	"path/filepath"
