@@ -37,6 +37,12 @@ type Policy struct {
 	// the same prompt after its ask (Codex: its deny) was refused: with
 	// nobody to answer (claude -p, codex exec) an ask alone stops nothing.
 	Escalate bool `json:"escalate"`
+	// EndAgent lets runaway end the agent process that ran the hook at a
+	// spend stop the agent's hook answer cannot end (Codex: its hooks cannot
+	// end a running turn, so the model would be asked again and again).
+	// False: every later call is denied instead, and the model goes on
+	// being asked.
+	EndAgent bool `json:"end_agent"`
 	// NotifyCommand is a shell command runaway starts, detached, whenever
 	// it stops, asks or denies for a wire, with the event as JSON on stdin.
 	NotifyCommand string `json:"notify_command,omitempty"`
@@ -61,6 +67,7 @@ func DefaultPolicy() Policy {
 		FailureRun:    DefaultFailureRun,
 		RepeatRun:     DefaultRepeatRun,
 		Escalate:      true,
+		EndAgent:      true,
 	}
 }
 
@@ -129,7 +136,7 @@ func (p *Policy) readFile(path string) error {
 
 // PolicyFields are the JSON names of the fields the environment can
 // override, in the order people read them.
-var PolicyFields = []string{"session_cap_usd", "warn_at", "prompt_cap_usd", "daily_cap_usd", "failure_run", "repeat_run", "escalate", "notify_command", "prices"}
+var PolicyFields = []string{"session_cap_usd", "warn_at", "prompt_cap_usd", "daily_cap_usd", "failure_run", "repeat_run", "escalate", "end_agent", "notify_command", "prices"}
 
 // EnvName is the environment variable that overrides one field.
 func EnvName(field string) string { return EnvPrefix + strings.ToUpper(field) }
@@ -172,6 +179,12 @@ func (p *Policy) setField(name, s string) error {
 		v, err := strconv.ParseBool(s)
 		if err == nil {
 			p.Escalate = v
+		}
+		return err
+	case "end_agent":
+		v, err := strconv.ParseBool(s)
+		if err == nil {
+			p.EndAgent = v
 		}
 		return err
 	case "notify_command":

@@ -7,8 +7,8 @@ import (
 )
 
 // The daily cap counts every session of the day, across agents: a Claude
-// Code session spends $0.60, then a Codex session under a $1 daily cap has
-// its calls denied from the one that takes the day past $1.
+// Code session spends $0.60, then a Codex session under a $1 daily cap is
+// interrupted at the call that takes the day past $1.
 func TestDailyCapSpansSessionsOfBothAgents(t *testing.T) {
 	requireWire(t, "spend")
 	claudeAgent.require(t)
@@ -33,12 +33,13 @@ func TestDailyCapSpansSessionsOfBothAgents(t *testing.T) {
 	c := s.runClaude(claudeSrv, "spend a little", claudeOpts{Model: "claude-sonnet-4-6"})
 	checkClaudeCompleted(t, c)
 	x := s.runCodex(codexSrv, "spend the rest", nil)
-	checkCodexDenied(t, s, x, 4, []int{2, 3, 4}, "spend")
-	for _, reason := range x.Blocked() {
-		if !strings.Contains(reason, "daily") {
-			t.Errorf("deny reason does not name the daily cap: %q", reason)
-		}
+	if x.Code != 1 || len(codexSrv.log()) != 2 {
+		t.Errorf("codex exec: exit %d after %d requests, want 1 after 2: interrupted at call 2", x.Code, len(codexSrv.log()))
 	}
+	if !strings.Contains(x.Stderr, "daily cap") || !strings.Contains(x.Stderr, "daily_cap_usd") {
+		t.Errorf("exec's stderr does not name the daily cap and where it is raised:\n%s", lastLines(x.Stderr, 5))
+	}
+	checkDecisions(t, s, "codex", x.Session(), "spend", "stop", 1)
 	if got := strings.Join(s.ranLines(), ","); got != "claude-1,claude-2,codex-1" {
 		t.Errorf("calls that ran: %s", got)
 	}

@@ -41,6 +41,9 @@ type Verdict struct {
 	ModelHint string
 	// Allow is the command that raises the cap behind a spend stop.
 	Allow string
+	// Fact is what a spend stop found ("this session has spent $0.56; the
+	// session cap is $0.50"), for the messages that tell the person.
+	Fact string
 }
 
 // Answer is the combined result of all wires for one call: the strongest

@@ -280,14 +280,24 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness, fc *fa
 	}
 	// The answer stands whether or not it can be recorded: a decision the
 	// wires made (a stop due, a loop found) is not dropped for a full disk.
+	// A stop the answer cannot carry (Codex) is carried out by runaway,
+	// after everything is saved: the agent may kill the hook within
+	// milliseconds of it.
+	end := h.planEnd(c, ans)
+	if end != nil {
+		c.sess.Ended = end.record(c.now)
+	}
 	if err := h.record(c, ans); err != nil {
 		h.errorLog().Log("hook "+string(in.Harness), err)
 	}
-	note := notification(c, ans)
+	note := notification(c, ans, end)
 	if err := locked.Save(); err != nil && !errors.Is(err, ErrNotKept) {
 		h.errorLog().Log("hook "+string(in.Harness), fmt.Errorf("%w (the answer was given; the next call counts again from what was last written): %w", ErrNotKept, err))
 	}
 	h.notify(c.policy, note)
+	if end != nil {
+		end.carryOut(ctx, func(err error) { h.errorLog().Log("hook "+string(in.Harness), err) })
+	}
 	if in.isPromptSubmit() {
 		return ans.EncodePrompt(in.Harness), nil
 	}

@@ -26,13 +26,17 @@ type Notification struct {
 	// AllowCommand raises the cap that stopped the session ("" for other
 	// wires).
 	AllowCommand string `json:"allow_command"`
+	// Ended says how runaway ended the agent's run itself, when it did
+	// (Codex); Next are the commands that go on, in order.
+	Ended string   `json:"ended,omitempty"`
+	Next  []string `json:"next,omitempty"`
 }
 
 // notification is the event for the answer's strongest verdict, or nil:
 // nothing to notify, no notify_command, or the same wire and decision as the
 // session's last notification in the same prompt (Codex is denied call after
 // call until the cap is raised or the prompt ends: one notification says it).
-func notification(c *call, ans Answer) *Notification {
+func notification(c *call, ans Answer, end ending) *Notification {
 	k := ans.Kind()
 	if c.policy.NotifyCommand == "" || k < Ask {
 		return nil
@@ -49,11 +53,16 @@ func notification(c *call, ans Answer) *Notification {
 		return nil
 	}
 	c.sess.Notified = key
-	return &Notification{
+	n := &Notification{
 		Event: k.String(), Harness: c.in.Harness, SessionID: c.in.SessionID, Cwd: c.in.Cwd,
 		Wire: v.Wire, Decision: received(c.in.Harness, k), Reason: v.Reason,
 		SpendUSD: roundMicro(c.sess.Spend.USD), CapUSD: c.sess.SessionCap(c.policy), AllowCommand: v.Allow,
 	}
+	if end != nil {
+		e := end.record(c.now)
+		n.Ended, n.Next = e.How, e.Next
+	}
+	return n
 }
 
 // notify starts the policy's notify_command with n, detached and never

@@ -366,11 +366,12 @@ func spendWire(s *Session, p configs.Policy, daily float64) []Verdict {
 		}
 	}
 	if p.DailyCapUSD > 0 && daily >= p.DailyCapUSD {
+		fact := fmt.Sprintf("all sessions have spent %s today; the daily cap is %s", usd(daily), usd(p.DailyCapUSD))
 		out = append(out, Verdict{
 			Kind: Stop, Wire: "spend",
-			Reason: fmt.Sprintf("runaway: all sessions have spent %s today; the daily cap is %s. To go on, the person raises daily_cap_usd in %s, in their own terminal.",
-				usd(daily), usd(p.DailyCapUSD), configs.PolicyPath()),
-			ModelHint: stopHint,
+			Reason: fmt.Sprintf("runaway: %s. To go on, the person raises daily_cap_usd in %s, in their own terminal.",
+				fact, configs.PolicyPath()),
+			ModelHint: stopHint, Fact: fact,
 		})
 	}
 	return out
@@ -409,11 +410,12 @@ func capCheck(warnedCap *float64, stopped *bool, spent, cap, warnAt float64, wha
 	}
 	if spent >= cap {
 		*stopped = true
+		fact := fmt.Sprintf("%s has spent %s; %s is %s", what, usd(spent), capName, usd(cap))
 		return Verdict{
 			Kind: Stop, Wire: "spend",
-			Reason: fmt.Sprintf("runaway: %s has spent %s; %s is %s. To go on, the person runs `%s` in their own terminal%s.",
-				what, usd(spent), capName, usd(cap), raise, then),
-			ModelHint: stopHint, Allow: raise,
+			Reason: fmt.Sprintf("runaway: %s. To go on, the person runs `%s` in their own terminal%s.",
+				fact, raise, then),
+			ModelHint: stopHint, Allow: raise, Fact: fact,
 		}, true
 	}
 	if spent >= warnAt*cap && *warnedCap != cap {

@@ -46,6 +46,8 @@ type Session struct {
 	// Notified is the wire, decision and prompt of the last notify_command
 	// event: the same again is not notified twice in a row.
 	Notified string `json:"notified,omitempty"`
+	// Ended is how runaway last ended the agent's run itself (see ending).
+	Ended *Ended `json:"ended,omitempty"`
 
 	// counted keeps what the transcripts yielded, beside the state (see
 	// countedKeys); nil in a session read for status.

@@ -30,6 +30,11 @@ type View struct {
 	StartedAt    time.Time `json:"started_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
 	Transcript   string    `json:"transcript,omitempty"`
+	// Ended is how runaway ended the agent's run itself at a stop (Codex).
+	Ended *Ended `json:"ended,omitempty"`
+	// Next are the commands that go on, for a session that waits for the
+	// person: raise the cap, then resume.
+	Next []string `json:"next,omitempty"`
 }
 
 // State is where a session stands against its caps. status shows it and
@@ -150,6 +155,7 @@ func (s *Store) Views(ctx context.Context, prefix string, p configs.Policy, pr P
 	for _, sess := range sessions {
 		v := sess.view(p)
 		v.State = sess.stateToday(p, d)
+		v.Next = sess.next(p, v.State)
 		out = append(out, v)
 	}
 	return out, nil
@@ -170,7 +176,7 @@ func (s *Session) view(p configs.Policy) View {
 		SpendUSD: roundMicro(s.Spend.USD), Estimated: s.Spend.Estimated, CapUSD: s.SessionCap(p),
 		Calls: s.Calls, FailureRun: s.Failures.Run, RepeatRun: sameRun(s.Recent),
 		LastDecision: s.Last, StartedAt: s.Started, UpdatedAt: s.Updated,
-		Transcript: s.Spend.Transcript, State: s.State(p),
+		Transcript: s.Spend.Transcript, State: s.State(p), Ended: s.Ended,
 	}
 	if v.Models == nil {
 		v.Models = []string{}
@@ -198,3 +204,28 @@ func (v View) Spend() string {
 
 // Runs renders the failure and repeat runs as "f2 r1".
 func (v View) Runs() string { return fmt.Sprintf("f%d r%d", v.FailureRun, v.RepeatRun) }
+
+// next are the commands that go on for a session in state st: raise the
+// cap that stopped it, then resume it; none for a session that can go on.
+func (s *Session) next(p configs.Policy, st State) []string {
+	var raise string
+	switch {
+	case st == StateDailyCap:
+		raise = "raise daily_cap_usd in " + configs.PolicyPath()
+	case !st.NeedsAllow():
+		return nil
+	case over(s.Spend.USD, s.SessionCap(p)):
+		raise = "runaway allow " + s.SessionID + " --add " + addHint(s.SessionCap(p))
+	default:
+		raise = "runaway allow " + s.SessionID + " --prompt --add " + addHint(max(s.PromptCap(p), p.PromptCapUSD))
+	}
+	next := []string{raise}
+	interactive, script := Resume(s.Harness, s.SessionID)
+	if e := s.Ended; e != nil && len(e.Next) > 1 {
+		// The resume command for the way the stopped run was started.
+		next = append(next, e.Next[len(e.Next)-1])
+	} else if interactive != "" {
+		next = append(next, interactive+" (without a terminal: "+script+")")
+	}
+	return next
+}

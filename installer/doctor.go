@@ -441,6 +441,7 @@ func (d *doctor) checkFile(h Harness, w wiredFile) {
 			trust = append(trust, trustCheck{"codex-prompt-trust", prompt})
 		}
 		d.checkCodexConfig(sf.Path, trust)
+		d.checkCodexStop()
 	case h.ID == "gemini":
 		d.checkGeminiHooks(doc)
 	}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -307,4 +308,20 @@ func doomLoop(m map[string]any) (action, key string) {
 		}
 	}
 	return "", ""
+}
+
+// checkCodexStop says what happens at the cap in Codex, whose hooks cannot
+// end a running turn: runaway interrupts the codex process that ran the
+// hook (guard's stop_codex.go), unless end_agent is off or it cannot find
+// that process, and then every call is denied while Codex goes on.
+func (d *doctor) checkCodexStop() {
+	p, _ := configs.LoadPolicy(d.paths.Config, os.Getenv)
+	switch {
+	case !p.EndAgent:
+		d.add(StatusOK, "codex-stop", "end_agent is off: at the cap every call is denied, and Codex goes on asking the model after each deny")
+	case runtime.GOOS != "linux":
+		d.add(StatusWarn, "codex-stop", "runaway finds the codex process that ran its hook through /proc, which %s lacks: at the cap every call is denied, and Codex goes on asking the model after each deny", runtime.GOOS)
+	default:
+		d.add(StatusOK, "codex-stop", "at the cap runaway interrupts the codex process that ran the hook (SIGINT to that process only, never one found by name): exec ends its turn, the TUI exits and runaway repairs its terminal; under codex app-server (IDEs) every call is denied instead")
+	}
 }

@@ -57,7 +57,7 @@ var Harnesses = []Harness{
 	},
 	{
 		ID: "codex", Name: "Codex", Support: AllWiresDenyNotAsk,
-		Why:  "Codex hooks cannot ask the person, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you; Codex cannot end a turn from a hook, so at the cap every call is denied.",
+		Why:  "Codex hooks cannot ask the person, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you; Codex cannot end a turn from a hook, so at the cap runaway interrupts the codex process that ran it (that one only).",
 		Todo: `start codex: it says "Hooks need review"; choose "Review hooks" (or type /hooks) and trust runaway's two entries, named "` + configs.CodexToolName + `" and "` + configs.CodexPromptName + `". Codex runs a new or changed hook only once you trust it.`,
 	},
 	{

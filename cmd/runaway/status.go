@@ -117,6 +117,29 @@ func printStatus(w io.Writer, views []guard.View) {
 			v.Harness, short(v.SessionID), folder(v.Cwd), models(v.Models), v.Spend(), v.State, v.Runs(), last, ago(now, v.UpdatedAt))
 	}
 	tw.Flush()
+	for _, v := range views {
+		if len(v.Next) == 0 {
+			continue
+		}
+		what := "stopped at its cap"
+		switch v.State {
+		case guard.StateDailyCap:
+			what = "stopped at the daily cap"
+		case guard.StateOverCap:
+			what = "over its cap: runaway refuses its next call"
+		}
+		if v.Ended != nil && (v.LastDecision == nil || !v.Ended.Time.Before(v.LastDecision.Time.Add(-time.Second))) {
+			what = "runaway " + v.Ended.How
+		}
+		fmt.Fprintf(w, "\n%s %s: %s\n", v.Harness, short(v.SessionID), what)
+		for i, n := range v.Next {
+			lead := "  next: "
+			if i > 0 {
+				lead = "  then: "
+			}
+			fmt.Fprintln(w, lead+n)
+		}
+	}
 }
 
 func short(id string) string {
