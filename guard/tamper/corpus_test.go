@@ -266,3 +266,149 @@ func TestTamperCorpus(t *testing.T) {
 		t.Error(m)
 	}
 }
+
+// sharedFixtures finds shared/fixtures/<name> beside the module root (or
+// beside the folder holding it, for a worktree), or skips the test.
+func sharedFixtures(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	must(t, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		if parent := filepath.Dir(dir); parent != dir {
+			dir = parent
+			continue
+		}
+		t.Skip("module root not found")
+	}
+	for _, up := range []string{"..", "../.."} {
+		p := filepath.Join(dir, up, "shared", "fixtures", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Skipf("shared/fixtures/%s not found beside %s (the real sessions live outside the repository)", name, dir)
+	return ""
+}
+
+// realToolCalls are the distinct tool calls of the real sessions under
+// dir, in the hook's shape: Claude Code's tool_use blocks as they are,
+// Codex's shell and exec_command as Bash commands and its apply_patch as
+// apply_patch. Calls that are not commands or file tools (write_stdin,
+// update_plan) are left out.
+func realToolCalls(t testing.TB, dir string) []corpusCase {
+	t.Helper()
+	seen := map[string]bool{}
+	var out []corpusCase
+	add := func(file, tool string, input json.RawMessage) {
+		key := tool + "\x00" + string(input)
+		if seen[key] || len(input) == 0 {
+			return
+		}
+		seen[key] = true
+		out = append(out, corpusCase{want: "pass", class: "real", name: fmt.Sprintf("%s#%d", filepath.Base(file), len(out)), tool: tool, input: input})
+	}
+	bash := func(cmd string) json.RawMessage {
+		b, _ := json.Marshal(map[string]string{"command": cmd})
+		return b
+	}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") && !strings.HasSuffix(p, ".json") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for line := range strings.Lines(string(data)) {
+			var rec struct {
+				Message struct {
+					Content json.RawMessage `json:"content"`
+				} `json:"message"`
+				Payload struct {
+					Type      string          `json:"type"`
+					Name      string          `json:"name"`
+					Arguments string          `json:"arguments"`
+					Input     string          `json:"input"`
+					Action    json.RawMessage `json:"action"`
+				} `json:"payload"`
+			}
+			if json.Unmarshal([]byte(line), &rec) != nil {
+				continue
+			}
+			var blocks []struct {
+				Type  string          `json:"type"`
+				Name  string          `json:"name"`
+				Input json.RawMessage `json:"input"`
+			}
+			if json.Unmarshal(rec.Message.Content, &blocks) == nil {
+				for _, b := range blocks {
+					if b.Type == "tool_use" {
+						add(p, b.Name, b.Input)
+					}
+				}
+			}
+			switch pl := rec.Payload; {
+			case pl.Type == "custom_tool_call" && pl.Name == "apply_patch":
+				add(p, "apply_patch", bash(pl.Input))
+			case pl.Type == "function_call" && (pl.Name == "shell" || pl.Name == "exec_command"):
+				var args struct {
+					Cmd     string   `json:"cmd"`
+					Command []string `json:"command"`
+				}
+				if json.Unmarshal([]byte(pl.Arguments), &args) != nil {
+					continue
+				}
+				cmd := args.Cmd
+				if n := len(args.Command); n == 3 && (args.Command[0] == "bash" || args.Command[0] == "zsh") && strings.HasPrefix(args.Command[1], "-") {
+					cmd = args.Command[2] // ["bash", "-lc", SCRIPT]
+				} else if n > 0 {
+					q := make([]string, n)
+					for i, a := range args.Command {
+						q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+					}
+					cmd = strings.Join(q, " ")
+				}
+				if cmd != "" {
+					add(p, "Bash", bash(cmd))
+				}
+			}
+		}
+		return nil
+	})
+	must(t, err)
+	return out
+}
+
+// TestOrdinaryWorkFromRealSessions: every tool call of the real sessions
+// in shared/fixtures/real (Claude Code and Codex, from public projects'
+// test data) passes the tamper wire: none of them touches runaway.
+func TestOrdinaryWorkFromRealSessions(t *testing.T) {
+	calls := realToolCalls(t, sharedFixtures(t, "real"))
+	if len(calls) < 150 {
+		t.Fatalf("%d real tool calls, want at least 150", len(calls))
+	}
+	ar, err := txtar.ParseFile("testdata/corpus.txtar")
+	must(t, err)
+	home, env := corpusHome(t, ar)
+	h := &guard.Hook{
+		StateDir:   filepath.Join(home, ".local", "state", "runaway"),
+		ConfigPath: filepath.Join(home, ".config", "runaway", "config.json"),
+		BinPath:    filepath.Join(home, ".local", "bin", "runaway"),
+		Getenv:     func(k string) string { return env[k] },
+	}
+	tools := map[string]int{}
+	stopped := 0
+	for i, c := range calls {
+		tools[c.tool]++
+		// Each call its own session: the loop wire is not what is under test.
+		got, reason := decide(t, h, c, filepath.Join(home, "src", "proj"), 100000+i)
+		if got != "none" {
+			stopped++
+			t.Errorf("%s %s %.300s: %s %.300s", c.name, c.tool, c.input, got, strings.ReplaceAll(reason, home, "~"))
+		}
+	}
+	t.Logf("%d real tool calls, %d stopped; by tool: %v", len(calls), stopped, tools)
+}
