@@ -65,6 +65,7 @@ type Hook struct {
 // call is one tool call on its way through the wires.
 type call struct {
 	tamper Verdict // the tamper wire's, decided before the state was opened
+	trip   Verdict // the tripwire's
 	in     *Input
 	policy configs.Policy
 	sess   *Session
@@ -264,7 +265,7 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness, fc *fa
 	}
 	defer locked.Close()
 
-	c := &call{in: in, policy: policy, sess: locked.Session, now: h.now(), tamper: tamper}
+	c := &call{in: in, policy: policy, sess: locked.Session, now: h.now(), tamper: tamper, trip: h.tripwire()}
 	daily := h.readSpend(ctx, c)
 	var ans Answer
 	if model {
@@ -424,6 +425,7 @@ func (h *Hook) runWires(c *call, daily float64) Answer {
 		add(v)
 	}
 	add(c.tamper)
+	add(c.trip)
 	if h.extraWire != nil {
 		add(h.extraWire(s))
 	}
@@ -454,6 +456,9 @@ func (h *Hook) beforeModel(c *call, daily float64) Answer {
 	}
 	for _, v := range spendWire(s, c.policy, daily) {
 		ans.Verdicts = append(ans.Verdicts, v)
+	}
+	if c.trip.Kind != None {
+		ans.Verdicts = append(ans.Verdicts, c.trip)
 	}
 	return ans
 }

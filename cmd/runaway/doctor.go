@@ -29,6 +29,7 @@ and what to do. It exits 1 when a check fails.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, _ := os.Getwd()
 			checks := installer.Doctor(installer.DoctorOptions{Version: buildInfo().version, Dir: dir})
+			checks = append(checks, tripwireCheck())
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)

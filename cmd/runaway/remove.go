@@ -56,6 +56,9 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 			if err := plan.Apply(); err != nil {
 				return failf([]string{"runaway remove"}, "%v", err)
 			}
+			if !purge {
+				recordTripwire(cmd.ErrOrStderr())
+			}
 			fmt.Fprintln(out, plan.Done())
 			return nil
 		},

@@ -121,6 +121,7 @@ func runSetup(cmd *cobra.Command, opts installer.SetupOptions, yes, dryRun bool)
 	if err := plan.Apply(); err != nil {
 		return failf([]string{"runaway setup"}, "%v", err)
 	}
+	recordTripwire(cmd.ErrOrStderr())
 	var names []string
 	for _, h := range plan.Wire {
 		names = append(names, h.Name)
@@ -171,6 +172,7 @@ func runWizard(cmd *cobra.Command, opts installer.SetupOptions) error {
 	if err := plan.Apply(); err != nil {
 		return failf([]string{"runaway setup"}, "%v", err)
 	}
+	recordTripwire(cmd.ErrOrStderr())
 	printLines(out, plan.AfterSetup())
 	return nil
 }

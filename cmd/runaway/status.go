@@ -85,6 +85,9 @@ func runStatus(w io.Writer, o statusOptions) error {
 	if o.session != "" && len(views) == 0 {
 		return failf([]string{"runaway status"}, "no guarded session id starts with %q", o.session)
 	}
+	if !o.json {
+		printTripped(w)
+	}
 	if o.json {
 		if views == nil {
 			views = []guard.View{}

@@ -876,7 +876,7 @@ func runawayCommand(args []string) *finding {
 			return nil
 		}
 		fallthrough
-	case "allow":
+	case "allow", "accept":
 		return &finding{action: "run `runaway " + sub + "`", why: "which only the person may run"}
 	case "hook":
 		return &finding{action: "run `runaway hook` from a tool call", why: "which only the agent runs, before each tool call: a call made up here would change what runaway counts"}
