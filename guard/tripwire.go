@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard/tamper"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // The tripwire: on every call, a cheap look (size, modification time,
@@ -158,7 +158,7 @@ func look(w tamper.Watched) func(bool) tripFile {
 const maxWatched = 256 << 20
 
 func readWatched(p string) ([]byte, error) {
-	f, err := configs.OpenRegular(p, os.O_RDONLY, 0)
+	f, err := ownfiles.OpenRegular(p, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func inode(fi fs.FileInfo) uint64 {
 }
 
 func readTripRecord(p string) (*tripRecord, error) {
-	f, err := configs.OpenRegular(p, os.O_RDONLY, 0)
+	f, err := ownfiles.OpenRegular(p, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ func writeTripRecord(p string, rec *tripRecord) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	return configs.AtomicWrite(p, append(data, '\n'), 0o600)
+	return ownfiles.WriteFile(p, append(data, '\n'), 0o600, ownfiles.Durable)
 }
 
 // RecordTripwire records the watched files as they are now and clears a

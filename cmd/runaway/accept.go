@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
 	"github.com/runaway-guard/runaway/installer"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 func init() { register(newAcceptCmd) }
@@ -33,7 +33,7 @@ Only you may run it, in your own terminal, outside the agent.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			if t, err := guard.TrippedNow(configs.OwnDirs().State); err == nil && t != nil {
+			if t, err := guard.TrippedNow(ownfiles.UserDirs().State); err == nil && t != nil {
 				for _, c := range t.Changes {
 					fmt.Fprintf(out, "accepted: %s\n", c)
 				}
@@ -49,7 +49,7 @@ Only you may run it, in your own terminal, outside the agent.`,
 
 // ownHook is the hook as the agents run it, for its own files.
 func ownHook() *guard.Hook {
-	dirs := configs.OwnDirs()
+	dirs := ownfiles.UserDirs()
 	return &guard.Hook{StateDir: dirs.State, ConfigPath: dirs.ConfigFile(), BinPath: dirs.Bin, Stderr: os.Stderr}
 }
 
@@ -63,7 +63,7 @@ func recordTripwire(w io.Writer) {
 
 // printTripped says a trip on record (status, doctor).
 func printTripped(w io.Writer) {
-	t, err := guard.TrippedNow(configs.OwnDirs().State)
+	t, err := guard.TrippedNow(ownfiles.UserDirs().State)
 	if err != nil || t == nil {
 		return
 	}
@@ -76,7 +76,7 @@ func printTripped(w io.Writer) {
 
 // tripwireCheck is doctor's line for the tripwire.
 func tripwireCheck() installer.Check {
-	state := configs.OwnDirs().State
+	state := ownfiles.UserDirs().State
 	t, err := guard.TrippedNow(state)
 	switch {
 	case err != nil:
