@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
 
@@ -18,7 +19,7 @@ const HookTimeout = 10
 // SettingsFile is a harness's settings file that holds runaway's hook
 // entry, and what that entry looks like there.
 type SettingsFile struct {
-	Harness string // "claude", "codex" or "gemini": also the argument after `hook`
+	Harness agent.ID // also the argument after `hook`
 	Path    string
 	// Strict: the harness rejects comments and trailing commas.
 	Strict bool
@@ -30,31 +31,25 @@ type SettingsFile struct {
 	Platform Platform
 }
 
-// ClaudeDir is Claude Code's config folder: $CLAUDE_CONFIG_DIR, else ~/.claude.
-func ClaudeDir() string {
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return d
+// Env is the process's environment as the agents read it, with HOME
+// falling back on the system's home folder.
+func Env(name string) string {
+	if name == "HOME" {
+		return ownfiles.Home()
 	}
-	return filepath.Join(ownfiles.Home(), ".claude")
+	return os.Getenv(name)
 }
 
+// ClaudeDir is Claude Code's config folder: $CLAUDE_CONFIG_DIR, else ~/.claude.
+func ClaudeDir() string { return agent.Of(agent.Claude).ConfigDir(Env) }
+
 // CodexDir is Codex's home: $CODEX_HOME, else ~/.codex.
-func CodexDir() string {
-	if d := os.Getenv("CODEX_HOME"); d != "" {
-		return d
-	}
-	return filepath.Join(ownfiles.Home(), ".codex")
-}
+func CodexDir() string { return agent.Of(agent.Codex).ConfigDir(Env) }
 
 // GeminiHome is Gemini CLI's home, which holds its .gemini folder:
 // $GEMINI_CLI_HOME (which replaces the home for all of Gemini CLI's files),
 // else the home.
-func GeminiHome() string {
-	if d := os.Getenv("GEMINI_CLI_HOME"); d != "" {
-		return d
-	}
-	return ownfiles.Home()
-}
+func GeminiHome() string { return filepath.Dir(agent.Of(agent.Gemini).ConfigDir(Env)) }
 
 // ClaudeSettings is Claude Code's user settings file.
 func ClaudeSettings() SettingsFile {
@@ -115,7 +110,7 @@ func ProjectRoot(dir string) (string, error) {
 }
 
 // SettingsFor returns the settings file runaway edits for a harness, if any.
-func SettingsFor(harness string) (SettingsFile, bool) {
+func SettingsFor(harness agent.ID) (SettingsFile, bool) {
 	switch harness {
 	case "claude":
 		return ClaudeSettings(), true

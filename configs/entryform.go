@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 // Platform is where an agent runs runaway's entry. It decides the entry's
@@ -66,7 +68,7 @@ const (
 //
 // Deny answers travel only as JSON on stdout with exit 0 (Codex on
 // Windows turns exit 2 into 1, and the deny is lost).
-func HandlerFor(harness, bin string, p Platform) HookSpec {
+func HandlerFor(harness agent.ID, bin string, p Platform) HookSpec {
 	spec := HookSpec{Event: "PreToolUse", Command: HookCommand(bin, harness), Timeout: HookTimeout}
 	if harness == "codex" {
 		spec.StatusMessage = CodexToolName
@@ -77,18 +79,18 @@ func HandlerFor(harness, bin string, p Platform) HookSpec {
 	if !p.windows() {
 		return spec
 	}
-	fwd := strings.ReplaceAll(bin, `\`, "/")
+	fwd, h := strings.ReplaceAll(bin, `\`, "/"), string(harness)
 	switch harness {
 	case "claude":
 		if p.ClaudeExecForm {
-			spec.Command, spec.Args = fwd, []string{"hook", harness}
+			spec.Command, spec.Args = fwd, []string{"hook", h}
 		} else {
-			spec.Command, spec.Shell = bashDoubleQuote(fwd)+" hook "+harness+" || true", "bash"
+			spec.Command, spec.Shell = bashDoubleQuote(fwd)+" hook "+h+" || true", "bash"
 		}
 	case "codex":
-		spec.CommandWindows = PowerShellCommand(strings.ReplaceAll(bin, "/", `\`), "hook", harness)
+		spec.CommandWindows = PowerShellCommand(strings.ReplaceAll(bin, "/", `\`), "hook", h)
 	default:
-		spec.Command = GuardedPowerShellCommand(fwd, "hook", harness)
+		spec.Command = GuardedPowerShellCommand(fwd, "hook", h)
 	}
 	return spec
 }

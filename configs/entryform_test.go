@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 const winBin = `C:\Users\Ana Lee\AppData\Local\Programs\runaway\runaway.exe`
@@ -37,7 +39,7 @@ func TestHandlerForPerAgentAndOS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := HandlerFor(tt.harness, tt.bin, tt.p)
+			s := HandlerFor(agent.ID(tt.harness), tt.bin, tt.p)
 			if s.Command != tt.command || !slices.Equal(s.Args, tt.args) || s.Shell != tt.shell || s.CommandWindows != tt.cmdWin {
 				t.Errorf("got command %q args %q shell %q commandWindows %q\nwant command %q args %q shell %q commandWindows %q",
 					s.Command, s.Args, s.Shell, s.CommandWindows, tt.command, tt.args, tt.shell, tt.cmdWin)
@@ -97,7 +99,7 @@ func TestWindowsEntriesAsWritten(t *testing.T) {
 				t.Fatalf("not JSON:\n%s", out)
 			}
 			es := entriesOf(t, out)
-			if len(es) != 1 || !SamePath(es[0].Program, winBin) || !slices.Equal(es[0].Args, []string{"hook", tt.file.Harness}) {
+			if len(es) != 1 || !SamePath(es[0].Program, winBin) || !slices.Equal(es[0].Args, []string{"hook", string(tt.file.Harness)}) {
 				t.Fatalf("entries: %+v", es)
 			}
 			if es[0].ExecForm != (tt.file.Platform.ClaudeExecForm && tt.file.Harness == "claude") {

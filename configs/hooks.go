@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/tailscale/hujson"
 )
 
@@ -129,8 +130,8 @@ func ShellQuote(s string) string {
 
 // HookCommand is the command written into a harness's settings file. It
 // ends in `|| true` so that a crashed runaway never blocks the agent.
-func HookCommand(bin, harness string) string {
-	return ShellQuote(bin) + " hook " + harness + " || true"
+func HookCommand(bin string, harness agent.ID) string {
+	return ShellQuote(bin) + " hook " + string(harness) + " || true"
 }
 
 // IsGuarded reports a command in GuardedHookCommand's form (or its
@@ -144,9 +145,9 @@ func IsGuarded(command string) bool {
 // "block" (Gemini CLI reads exit code 127 of a missing program so) and whose
 // timeout `|| true` would defeat: it runs runaway only when it is there, and
 // exec lets the agent's timeout reach runaway itself.
-func GuardedHookCommand(bin, harness string) string {
+func GuardedHookCommand(bin string, harness agent.ID) string {
 	q := ShellQuote(bin)
-	return "[ -x " + q + " ] && exec " + q + " hook " + harness
+	return "[ -x " + q + " ] && exec " + q + " hook " + string(harness)
 }
 
 // ShellWords splits the first simple command of a shell command line into

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runaway-guard/runaway/ownfiles"
+	"github.com/runaway-guard/runaway/agent"
 )
 
 // OpenCode has no shell-command hooks: runaway wires into it with a
@@ -33,13 +33,7 @@ const OpenCodePluginTimeout = HookTimeout * time.Second
 
 // OpenCodeDir is OpenCode's global config folder: $XDG_CONFIG_HOME/opencode,
 // else ~/.config/opencode (OpenCode uses this path on every system).
-func OpenCodeDir() string {
-	base := os.Getenv("XDG_CONFIG_HOME")
-	if base == "" {
-		base = filepath.Join(ownfiles.Home(), ".config")
-	}
-	return filepath.Join(base, "opencode")
-}
+func OpenCodeDir() string { return agent.Of(agent.OpenCode).ConfigDir(Env) }
 
 // OpenCodePluginPath is where setup writes runaway's plugin: OpenCode loads
 // every {plugin,plugins}/*.{js,ts} of its config folders at start.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 )
 
@@ -48,7 +49,7 @@ func (s *Store) Find(ctx context.Context, prefix string, p configs.Policy, pr Pr
 
 // Allow raises one session's cap (or its current prompt's) by add dollars,
 // under the session's lock. It returns the session as saved.
-func (s *Store) Allow(ctx context.Context, h Harness, id string, add float64, prompt bool) (*Session, error) {
+func (s *Store) Allow(ctx context.Context, h agent.ID, id string, add float64, prompt bool) (*Session, error) {
 	if !(add > 0) || math.IsInf(add, 0) {
 		return nil, fmt.Errorf("the amount to add must be a number above 0, not %g", add)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 // Kind is what a wire wants done with a call, weakest first.
@@ -128,17 +130,17 @@ type geminiOutput struct {
 // Encode renders the answer in the harness's own format. An answer with
 // nothing to say is no output at all (Cursor: `{}`), which every harness
 // reads as "no decision".
-func (a Answer) Encode(h Harness) []byte {
+func (a Answer) Encode(h agent.ID) []byte {
 	switch h {
-	case Cursor:
+	case agent.Cursor:
 		// Cursor runs Claude Code's hooks, but its transcripts carry no
 		// usage and its answer format differs: runaway stays out of the way.
 		return []byte("{}\n")
-	case Codex:
+	case agent.Codex:
 		return a.encodeCodex()
-	case OpenCode:
+	case agent.OpenCode:
 		return a.encodeOpenCode()
-	case Gemini:
+	case agent.Gemini:
 		return a.encodeGemini()
 	default:
 		return a.encodeClaude()
@@ -193,8 +195,8 @@ func (a Answer) encodeCodex() []byte {
 // received names the decision as the agent gets it, for what people read
 // (status, replay, the decision log): Codex, Gemini CLI and OpenCode have
 // no ask, they get a deny.
-func received(h Harness, k Kind) string {
-	if (h == Codex || h == Gemini || h == OpenCode) && k == Ask {
+func received(h agent.ID, k Kind) string {
+	if (h == agent.Codex || h == agent.Gemini || h == agent.OpenCode) && k == Ask {
 		return Deny.String()
 	}
 	return k.String()
@@ -247,11 +249,11 @@ type promptOutput struct {
 
 // EncodePrompt renders the answer to a user's prompt: a stop blocks it, a
 // warning is shown; nothing else applies before the model is asked.
-func (a Answer) EncodePrompt(h Harness) []byte {
+func (a Answer) EncodePrompt(h agent.ID) []byte {
 	switch {
-	case h == Cursor:
+	case h == agent.Cursor:
 		return []byte("{}\n")
-	case h == OpenCode:
+	case h == agent.OpenCode:
 		return a.encodeOpenCode()
 	}
 	out := promptOutput{SystemMessage: a.reasons(Warn, Warn, false)}

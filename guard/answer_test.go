@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -29,7 +31,7 @@ func TestEncodeGolden(t *testing.T) {
 		"stop_and_more": {Verdicts: []Verdict{warn, ask, stop}},
 	}
 	for name, a := range cases {
-		for _, h := range []Harness{Claude, Codex, Cursor, OpenCode, Gemini} {
+		for _, h := range []agent.ID{agent.Claude, agent.Codex, agent.Cursor, agent.OpenCode, agent.Gemini} {
 			got := a.Encode(h)
 			golden := filepath.Join("testdata", "answer", string(h)+"_"+name+".golden")
 			if *update {
@@ -63,7 +65,7 @@ func TestCodexGetsOnlyFieldsItAccepts(t *testing.T) {
 	for i := range kinds {
 		for j := range kinds {
 			a := Answer{Verdicts: []Verdict{kinds[i], kinds[j]}}
-			out := a.Encode(Codex)
+			out := a.Encode(agent.Codex)
 			var top map[string]json.RawMessage
 			if err := json.Unmarshal(out, &top); err != nil {
 				t.Fatalf("%s: %v", out, err)
@@ -101,7 +103,7 @@ func TestGeminiNeverAsks(t *testing.T) {
 	for i := range kinds {
 		for j := range kinds {
 			a := Answer{Verdicts: []Verdict{kinds[i], kinds[j]}}
-			out := a.Encode(Gemini)
+			out := a.Encode(agent.Gemini)
 			var top map[string]any
 			dec := json.NewDecoder(bytes.NewReader(out))
 			if err := dec.Decode(&top); err != nil {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/transcripts"
 )
 
@@ -96,19 +97,19 @@ const haltHint = "Do not retry: runaway refuses every call until the person send
 // same wire's last ask in this prompt was refused; otherwise it records the
 // ask. settled says the ask is refused as it is made (Codex, Gemini CLI and
 // OpenCode, which deny instead; a replay, where nobody answers).
-func (e *Escalation) escalate(v Verdict, h Harness, toolUseID string, settled bool) Verdict {
+func (e *Escalation) escalate(v Verdict, h agent.ID, toolUseID string, settled bool) Verdict {
 	i := slices.IndexFunc(e.Asks, func(a Asked) bool { return a.Wire == v.Wire })
 	if i >= 0 && e.Asks[i].Refused {
 		e.Asks = slices.Delete(e.Asks, i, i+1)
 		what := "runaway asked about this earlier in this prompt, the call was refused, and the agent went on the same way: runaway ends the turn."
 		switch h {
-		case Codex:
+		case agent.Codex:
 			what = "runaway denied this earlier in this prompt and the agent went on the same way: runaway denies every call until the next prompt."
-		case OpenCode:
+		case agent.OpenCode:
 			// The plugin sends the user message as the prompt: later calls
 			// are denied, and before the next model request the session ends.
 			what = "runaway denied this earlier in this prompt and the agent went on the same way: runaway ends the session."
-		case Gemini:
+		case agent.Gemini:
 			// No prompt id: Gemini CLI's continue:false ends the run itself.
 			what = "runaway denied this earlier and the agent went on the same way: runaway ends the run."
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/transcripts"
 )
 
@@ -16,23 +17,23 @@ func loopAsk() Verdict {
 func TestEscalationNeedsRefusal(t *testing.T) {
 	var e Escalation
 	e.enterPrompt("p1")
-	if v := e.escalate(loopAsk(), Claude, "t5", false); v.Kind != Ask {
+	if v := e.escalate(loopAsk(), agent.Claude, "t5", false); v.Kind != Ask {
 		t.Fatalf("first trigger: %v", v.Kind)
 	}
-	if v := e.escalate(loopAsk(), Claude, "t10", false); v.Kind != Ask {
+	if v := e.escalate(loopAsk(), agent.Claude, "t10", false); v.Kind != Ask {
 		t.Fatalf("trigger with the earlier ask unsettled: %v, want ask", v.Kind)
 	}
 	e.settle(transcripts.ToolResult{ToolUseID: "t10", Failed: true}) // approved; ran and failed
 	if len(e.Asks) != 0 {
 		t.Fatalf("an approved ask is forgotten: %+v", e.Asks)
 	}
-	e.escalate(loopAsk(), Claude, "t15", false)
+	e.escalate(loopAsk(), agent.Claude, "t15", false)
 	e.settle(transcripts.ToolResult{ToolUseID: "other", Refused: true})
 	e.settle(transcripts.ToolResult{ToolUseID: "t15", Refused: true})
-	if v := e.escalate(Verdict{Kind: Ask, Wire: "failure", Reason: "runaway: failed"}, Claude, "t16", false); v.Kind != Ask {
+	if v := e.escalate(Verdict{Kind: Ask, Wire: "failure", Reason: "runaway: failed"}, agent.Claude, "t16", false); v.Kind != Ask {
 		t.Fatalf("another wire's refused ask escalated: %v", v.Kind)
 	}
-	v := e.escalate(loopAsk(), Claude, "t20", false)
+	v := e.escalate(loopAsk(), agent.Claude, "t20", false)
 	if v.Kind != Stop || v.Wire != "loop" {
 		t.Fatalf("after a refusal: %+v, want a loop stop", v)
 	}
@@ -52,8 +53,8 @@ func TestEscalationNeedsRefusal(t *testing.T) {
 // is stopped, later calls are not.
 func TestEscalationWithoutPromptKey(t *testing.T) {
 	var e Escalation
-	e.escalate(loopAsk(), Codex, "c1", true)
-	if v := e.escalate(loopAsk(), Codex, "c2", true); v.Kind != Stop {
+	e.escalate(loopAsk(), agent.Codex, "c1", true)
+	if v := e.escalate(loopAsk(), agent.Codex, "c2", true); v.Kind != Stop {
 		t.Fatalf("codex, second deny: %v, want stop", v.Kind)
 	}
 	if h := e.halted(""); h.Kind != None {
@@ -66,13 +67,13 @@ func TestEscalationWithoutPromptKey(t *testing.T) {
 func TestEscalationInterleavedPrompts(t *testing.T) {
 	var e Escalation
 	e.enterPrompt("root")
-	e.escalate(loopAsk(), Codex, "c1", true)
+	e.escalate(loopAsk(), agent.Codex, "c1", true)
 	e.enterPrompt("sub")
-	if v := e.escalate(loopAsk(), Codex, "c2", true); v.Kind != Ask {
+	if v := e.escalate(loopAsk(), agent.Codex, "c2", true); v.Kind != Ask {
 		t.Fatalf("the subagent's first loop: %v, want its own first deny (ask)", v.Kind)
 	}
 	e.enterPrompt("root")
-	if v := e.escalate(loopAsk(), Codex, "c3", true); v.Kind != Stop {
+	if v := e.escalate(loopAsk(), agent.Codex, "c3", true); v.Kind != Stop {
 		t.Fatalf("the root's second loop after a switch: %v, want stop", v.Kind)
 	}
 	e.enterPrompt("sub")

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 func TestFingerprint(t *testing.T) {
@@ -67,7 +69,7 @@ func FuzzParseInput(f *testing.F) {
 	f.Add([]byte(`[]`))
 	f.Add([]byte(``))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in, err := ParseInput(data, Claude)
+		in, err := ParseInput(data, agent.Claude)
 		if err != nil {
 			return
 		}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard/tamper"
 	"github.com/runaway-guard/runaway/ownfiles"
@@ -94,7 +95,7 @@ func (h *Hook) Run(stdin io.Reader, stdout io.Writer, hint string) {
 				done <- fc.deny()
 			}
 		}()
-		out, err := h.answer(ctx, stdin, Harness(hint), &fc)
+		out, err := h.answer(ctx, stdin, agent.ID(hint), &fc)
 		if err != nil {
 			errs.Log("hook "+hint, err)
 			out = fc.deny()
@@ -138,7 +139,7 @@ func (f *failClosed) read(in *Input) {
 	f.mu.Unlock()
 }
 
-func (f *failClosed) decided(v Verdict, harness Harness) {
+func (f *failClosed) decided(v Verdict, harness agent.ID) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.judged = true
@@ -214,9 +215,9 @@ func (h *Hook) duration(env string, def, lo, hi time.Duration) time.Duration {
 
 // answer is the hook's work: returns the bytes to print, or an error for
 // the log (and no decision).
-func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness, fc *failClosed) ([]byte, error) {
+func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *failClosed) ([]byte, error) {
 	switch hint {
-	case "", Claude, Codex, OpenCode, Gemini:
+	case "", agent.Claude, agent.Codex, agent.OpenCode, agent.Gemini:
 	default:
 		h.errorLog().Log("hook", fmt.Errorf("unknown harness %q on the command line; telling it from the input", hint))
 		hint = ""
@@ -225,8 +226,8 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint Harness, fc *fa
 	if err != nil {
 		return nil, err
 	}
-	if in.Harness == Cursor {
-		return Answer{}.Encode(Cursor), nil
+	if in.Harness == agent.Cursor {
+		return Answer{}.Encode(agent.Cursor), nil
 	}
 	// Before a model request or a prompt, only the spend wire answers.
 	model := in.isModelRequest() || in.isPromptSubmit()

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 // fuzzTmp in a fuzz input stands for the run's own temp folder, so that
@@ -176,8 +178,8 @@ func checkWritesInside(t *testing.T, root, state string) {
 
 // expectedHarness is the harness whose format the answer must be in:
 // "" when the input is no call at all.
-func expectedHarness(stdin []byte) Harness {
-	in, err := ParseInput(stdin, Claude)
+func expectedHarness(stdin []byte) agent.ID {
+	in, err := ParseInput(stdin, agent.Claude)
 	if err != nil {
 		return ""
 	}
@@ -186,10 +188,10 @@ func expectedHarness(stdin []byte) Harness {
 
 // checkAnswerShape holds an answer to what each agent accepts (see
 // DESIGN.md, "Answers per harness").
-func checkAnswerShape(t *testing.T, h Harness, out []byte) {
+func checkAnswerShape(t *testing.T, h agent.ID, out []byte) {
 	t.Helper()
 	if len(out) == 0 {
-		if h == Cursor {
+		if h == agent.Cursor {
 			t.Errorf("Cursor input got no answer; it wants {}")
 		}
 		return
@@ -204,18 +206,18 @@ func checkAnswerShape(t *testing.T, h Harness, out []byte) {
 	if err := json.Unmarshal(out, &m); err != nil {
 		t.Fatalf("answer is not a JSON object: %q: %v", out, err)
 	}
-	allowed := map[Harness][]string{
-		Claude:   {"continue", "stopReason", "systemMessage", "hookSpecificOutput"},
-		Codex:    {"systemMessage", "hookSpecificOutput"},
-		Cursor:   {},
-		OpenCode: {"deny", "stop", "message"},
+	allowed := map[agent.ID][]string{
+		agent.Claude:   {"continue", "stopReason", "systemMessage", "hookSpecificOutput"},
+		agent.Codex:    {"systemMessage", "hookSpecificOutput"},
+		agent.Cursor:   {},
+		agent.OpenCode: {"deny", "stop", "message"},
 	}[h]
 	for k := range m {
 		if !slices.Contains(allowed, k) {
 			t.Fatalf("%s answer has field %q: %s", h, k, out)
 		}
 	}
-	if h == Cursor {
+	if h == agent.Cursor {
 		return
 	}
 	if len(m) == 0 {
@@ -231,7 +233,7 @@ func checkAnswerShape(t *testing.T, h Harness, out []byte) {
 		if hs["hookEventName"] != "PreToolUse" || len(hs) != 3 || reason == "" {
 			t.Fatalf("%s hookSpecificOutput = %s", h, raw)
 		}
-		if d != "deny" && (h == Codex || d != "ask") {
+		if d != "deny" && (h == agent.Codex || d != "ask") {
 			t.Fatalf("%s permissionDecision %q", h, d)
 		}
 	}

@@ -14,15 +14,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // hostileCall is a Bash call of session id naming transcript.
-func hostileCall(t *testing.T, harness Harness, id, transcript string) string {
+func hostileCall(t *testing.T, harness agent.ID, id, transcript string) string {
 	t.Helper()
 	in := map[string]any{"session_id": id, "hook_event_name": "PreToolUse", "tool_name": "Bash",
 		"tool_input": map[string]any{"command": "ls"}, "transcript_path": transcript}
-	if harness == Codex {
+	if harness == agent.Codex {
 		in["turn_id"] = "t1"
 	}
 	data, err := json.Marshal(in)
@@ -35,7 +36,7 @@ func hostileCall(t *testing.T, harness Harness, id, transcript string) string {
 // runCounted runs one call and checks that the hook got to its answer
 // (the session's call was counted) rather than being cut off at the
 // deadline, and that stdout is empty.
-func runCounted(t *testing.T, h *Hook, harness Harness, id, stdin string, wantCalls int) {
+func runCounted(t *testing.T, h *Hook, harness agent.ID, id, stdin string, wantCalls int) {
 	t.Helper()
 	var out bytes.Buffer
 	h.Run(strings.NewReader(stdin), &out, string(harness))
@@ -108,7 +109,7 @@ func TestHookTranscriptNotARegularFile(t *testing.T) {
 		}, "permission denied"},
 	}
 	for _, c := range cases {
-		for _, harness := range []Harness{Claude, Codex} {
+		for _, harness := range []agent.ID{agent.Claude, agent.Codex} {
 			t.Run(c.name+"/"+string(harness), func(t *testing.T) {
 				h := newTestHook(t)
 				h.Deadline = time.Minute // a block would show as a hung test, not a flake
@@ -138,7 +139,7 @@ func TestHookSessionFilesFIFO(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runCounted(t, h, Claude, "s1", hostileCall(t, Claude, "s1", main), 1)
+	runCounted(t, h, agent.Claude, "s1", hostileCall(t, agent.Claude, "s1", main), 1)
 
 	day := filepath.Join(dir, "sessions", "2026", "11", "30")
 	if err := os.MkdirAll(day, 0o700); err != nil {
@@ -152,7 +153,7 @@ func TestHookSessionFilesFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(day, "rollout-2026-11-30T10-00-01-c2.jsonl"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	runCounted(t, h, Codex, "c1", hostileCall(t, Codex, "c1", rollout), 1)
+	runCounted(t, h, agent.Codex, "c1", hostileCall(t, agent.Codex, "c1", rollout), 1)
 }
 
 // A transcript read once, then replaced by a symlink loop: the spend read
@@ -162,8 +163,8 @@ func TestHookTranscriptReplacedBySymlinkLoop(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s1.jsonl")
 	writeTranscript(t, path, 1)
-	runCounted(t, h, Claude, "s1", hostileCall(t, Claude, "s1", path), 1)
-	before, _ := (&Store{Dir: h.StateDir}).ReadSession(Claude, "s1")
+	runCounted(t, h, agent.Claude, "s1", hostileCall(t, agent.Claude, "s1", path), 1)
+	before, _ := (&Store{Dir: h.StateDir}).ReadSession(agent.Claude, "s1")
 	if before.Spend.USD <= 0 {
 		t.Fatalf("spend = %v, want the transcript's", before.Spend.USD)
 	}
@@ -173,8 +174,8 @@ func TestHookTranscriptReplacedBySymlinkLoop(t *testing.T) {
 	if err := os.Symlink(path, path); err != nil {
 		t.Fatal(err)
 	}
-	runCounted(t, h, Claude, "s1", hostileCall(t, Claude, "s1", path), 2)
-	after, _ := (&Store{Dir: h.StateDir}).ReadSession(Claude, "s1")
+	runCounted(t, h, agent.Claude, "s1", hostileCall(t, agent.Claude, "s1", path), 2)
+	after, _ := (&Store{Dir: h.StateDir}).ReadSession(agent.Claude, "s1")
 	if after.Spend.USD != before.Spend.USD {
 		t.Errorf("spend went from %v to %v", before.Spend.USD, after.Spend.USD)
 	}
@@ -216,18 +217,18 @@ func TestHookTranscriptHugeUnfinishedLine(t *testing.T) {
 	if _, err := f.Seek(0, 2); err != nil {
 		t.Fatal(err)
 	}
-	call := hostileCall(t, Claude, "s1", path)
-	runCounted(t, h, Claude, "s1", call, 1)
+	call := hostileCall(t, agent.Claude, "s1", path)
+	runCounted(t, h, agent.Claude, "s1", call, 1)
 	if _, err := f.Write(bytes.Repeat([]byte("x"), 1<<20)); err != nil {
 		t.Fatal(err)
 	}
-	runCounted(t, h, Claude, "s1", call, 2)
+	runCounted(t, h, agent.Claude, "s1", call, 2)
 	line := `{"type":"assistant","sessionId":"s1","requestId":"req_1","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":1000000,"output_tokens":0}}}`
 	if _, err := f.WriteString("\n" + line + "\n"); err != nil {
 		t.Fatal(err)
 	}
-	runCounted(t, h, Claude, "s1", call, 3)
-	sess, _ := (&Store{Dir: h.StateDir}).ReadSession(Claude, "s1")
+	runCounted(t, h, agent.Claude, "s1", call, 3)
+	sess, _ := (&Store{Dir: h.StateDir}).ReadSession(agent.Claude, "s1")
 	if sess.Spend.Tokens.Input != 1000000 {
 		t.Errorf("tokens = %+v, want the one response after the long line", sess.Spend.Tokens)
 	}
@@ -248,7 +249,7 @@ func TestHookStateFileIsAFolder(t *testing.T) {
 		t.Fatalf("stdout = %q", out.String())
 	}
 	checkLogLines(t, h, "is corrupt")
-	runCounted(t, h, Claude, "s1", bashCall, 1)
+	runCounted(t, h, agent.Claude, "s1", bashCall, 1)
 }
 
 // Inputs at the edges of what the agents send: each is answered (or
@@ -281,12 +282,12 @@ func TestHookHostileInputs(t *testing.T) {
 			if out.Len() != 0 {
 				t.Errorf("stdout = %q", out.String())
 			}
-			in, err := ParseInput([]byte(c.stdin), Claude)
+			in, err := ParseInput([]byte(c.stdin), agent.Claude)
 			if c.counted {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if sess, err := (&Store{Dir: h.StateDir}).ReadSession(Claude, in.SessionID); err != nil || sess == nil || sess.Calls != 1 {
+				if sess, err := (&Store{Dir: h.StateDir}).ReadSession(agent.Claude, in.SessionID); err != nil || sess == nil || sess.Calls != 1 {
 					t.Errorf("state = %+v, %v; want the call counted", sess, err)
 				}
 			} else if entries, _ := os.ReadDir(filepath.Join(h.StateDir, "sessions")); len(entries) != 0 {
@@ -331,8 +332,8 @@ func TestHookRaceWithGrowingTranscript(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	runCounted(t, h, Claude, "s1", hostileCall(t, Claude, "s1", path), 2*calls+1)
-	sess, _ := (&Store{Dir: h.StateDir}).ReadSession(Claude, "s1")
+	runCounted(t, h, agent.Claude, "s1", hostileCall(t, agent.Claude, "s1", path), 2*calls+1)
+	sess, _ := (&Store{Dir: h.StateDir}).ReadSession(agent.Claude, "s1")
 	if sess.Spend.Tokens.Input != responses*1000 || sess.Spend.Tokens.Output != responses*10 {
 		t.Errorf("tokens = %+v, want %d responses counted once", sess.Spend.Tokens, responses)
 	}
@@ -356,8 +357,8 @@ func TestHookSettingsFileFIFO(t *testing.T) {
 	}
 	edit := fmt.Sprintf(`{"session_id":"s1","cwd":%q,"tool_name":"Edit","tool_input":{"file_path":".claude/settings.json","old_string":"a","new_string":"b"}}`, proj)
 	run := fmt.Sprintf(`{"session_id":"s1","cwd":%q,"tool_name":"Bash","tool_input":{"command":"claude --settings .claude/settings.json -p hi"}}`, proj)
-	runCounted(t, h, Claude, "s1", edit, 1)
-	runCounted(t, h, Claude, "s1", run, 2)
+	runCounted(t, h, agent.Claude, "s1", edit, 1)
+	runCounted(t, h, agent.Claude, "s1", run, 2)
 }
 
 // The error log stays one line per error, each of bounded length, even
@@ -367,7 +368,7 @@ func TestHookErrorLogLinesBounded(t *testing.T) {
 	h := newTestHook(t)
 	path := "/tmp/a\nb\r\n2026-01-01T00:00:00Z forged line\n" + strings.Repeat("p/", 512<<10)
 	for range 3 {
-		h.Run(strings.NewReader(hostileCall(t, Claude, "s1", path)), &bytes.Buffer{}, "claude\n2026-01-01T00:00:00Z forged")
+		h.Run(strings.NewReader(hostileCall(t, agent.Claude, "s1", path)), &bytes.Buffer{}, "claude\n2026-01-01T00:00:00Z forged")
 	}
 	log := errorLog(t, h)
 	lines := strings.SplitAfter(strings.TrimSuffix(log, "\n"), "\n")
@@ -400,7 +401,7 @@ func TestHookConfigNotARegularFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			runCounted(t, h, Claude, "s1", bashCall, 1)
+			runCounted(t, h, agent.Claude, "s1", bashCall, 1)
 			checkLogLines(t, h, "is not a regular file ("+what+"), using the defaults")
 		})
 	}
@@ -449,12 +450,12 @@ func TestHookDeeplyNestedSettings(t *testing.T) {
 	for i, c := range calls {
 		c["session_id"], c["cwd"] = "s1", proj
 		in, _ := json.Marshal(c)
-		runCounted(t, h, Claude, "s1", string(in), i+1)
+		runCounted(t, h, agent.Claude, "s1", string(in), i+1)
 	}
 	if err := os.WriteFile(h.ConfigPath, []byte(`{"session_cap_usd":`+deep), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	runCounted(t, h, Claude, "s1", bashCall, len(calls)+1)
+	runCounted(t, h, agent.Claude, "s1", bashCall, len(calls)+1)
 	checkLogLines(t, h, "nests deeper than 10000 levels")
 }
 

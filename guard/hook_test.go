@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
 
@@ -93,7 +94,7 @@ func TestHookRecordsDecisions(t *testing.T) {
 		h.Run(strings.NewReader(call), &bytes.Buffer{}, "claude")
 	}
 	store := &Store{Dir: h.StateDir}
-	sess, err := store.ReadSession(Claude, "s1")
+	sess, err := store.ReadSession(agent.Claude, "s1")
 	if err != nil || sess == nil {
 		t.Fatal(sess, err)
 	}
@@ -113,12 +114,12 @@ func TestHookRecordsDecisions(t *testing.T) {
 
 func TestFileBaseStaysInFolder(t *testing.T) {
 	for _, id := range []string{"../../etc/passwd", "a/b", ".hidden", "", strings.Repeat("x", 500), "ok-id_1.2"} {
-		b := fileBase(Claude, id)
+		b := fileBase(agent.Claude, id)
 		if strings.ContainsAny(b, "/\\") || strings.HasPrefix(b, ".") {
 			t.Errorf("fileBase(%q) = %q", id, b)
 		}
 	}
-	if fileBase(Claude, "ok-id_1.2") != "claude-ok-id_1.2" {
+	if fileBase(agent.Claude, "ok-id_1.2") != "claude-ok-id_1.2" {
 		t.Error("plain ids are kept readable")
 	}
 }

@@ -5,17 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-)
 
-// Harness is the agent that ran the hook.
-type Harness string
-
-const (
-	Claude   Harness = "claude"
-	Codex    Harness = "codex"
-	Cursor   Harness = "cursor"
-	OpenCode Harness = "opencode"
-	Gemini   Harness = "gemini"
+	"github.com/runaway-guard/runaway/agent"
 )
 
 // maxSessionID bounds a session id: the agents send UUIDs.
@@ -46,7 +37,7 @@ type Input struct {
 	OpenCode *OpenCodeReport `json:"opencode"`
 
 	// Harness is detected from the fields above, not decoded.
-	Harness Harness `json:"-"`
+	Harness agent.ID `json:"-"`
 }
 
 var (
@@ -59,7 +50,7 @@ var (
 // ReadInput reads and decodes one call from r, bounded by MaxInput, and
 // detects the harness. hint is the harness named on the command line; the
 // input itself wins, since Cursor runs Claude Code's hooks too.
-func ReadInput(r io.Reader, hint Harness) (*Input, error) {
+func ReadInput(r io.Reader, hint agent.ID) (*Input, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading stdin: %w", err)
@@ -71,7 +62,7 @@ func ReadInput(r io.Reader, hint Harness) (*Input, error) {
 }
 
 // ParseInput decodes one call and detects its harness.
-func ParseInput(data []byte, hint Harness) (*Input, error) {
+func ParseInput(data []byte, hint agent.ID) (*Input, error) {
 	if len(data) == 0 {
 		return nil, errEmptyInput
 	}
@@ -80,7 +71,7 @@ func ParseInput(data []byte, hint Harness) (*Input, error) {
 		return nil, fmt.Errorf("input is not a JSON object: %w", err)
 	}
 	in.Harness = detect(&in, hint)
-	if in.Harness != Cursor && in.SessionID == "" {
+	if in.Harness != agent.Cursor && in.SessionID == "" {
 		return nil, errNoSession
 	}
 	if len(in.SessionID) > maxSessionID {
@@ -94,22 +85,22 @@ func ParseInput(data []byte, hint Harness) (*Input, error) {
 // an "opencode" object → OpenCode, turn_id → Codex, Gemini CLI's event
 // names → Gemini CLI, otherwise Claude Code (or the hint, when it is Codex
 // and the input carries nothing to tell).
-func detect(in *Input, hint Harness) Harness {
+func detect(in *Input, hint agent.ID) agent.ID {
 	switch {
 	case in.CursorVersion != "":
-		return Cursor
-	case in.OpenCode != nil, hint == OpenCode:
+		return agent.Cursor
+	case in.OpenCode != nil, hint == agent.OpenCode:
 		// Only runaway's plugin runs `hook opencode`, and it always sends
 		// its object; its answer format is the one to use either way.
-		return OpenCode
+		return agent.OpenCode
 	case in.TurnID != "":
-		return Codex
+		return agent.Codex
 	case in.HookEventName == geminiBeforeTool, in.HookEventName == geminiBeforeModel:
-		return Gemini
-	case hint == Codex && in.PromptID == "":
-		return Codex
+		return agent.Gemini
+	case hint == agent.Codex && in.PromptID == "":
+		return agent.Codex
 	}
-	return Claude
+	return agent.Claude
 }
 
 // Gemini CLI's events before a tool call and before a model request.

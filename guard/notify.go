@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 )
 
@@ -14,15 +15,15 @@ import (
 type Notification struct {
 	// Event is what runaway did: "stop", "ask" or "deny"; Decision is what
 	// the agent received ("deny" for an ask in Codex, Gemini CLI, OpenCode).
-	Event     string  `json:"event"`
-	Harness   Harness `json:"harness"`
-	SessionID string  `json:"session_id"`
-	Cwd       string  `json:"cwd"`
-	Wire      string  `json:"wire"`
-	Decision  string  `json:"decision"`
-	Reason    string  `json:"reason"`
-	SpendUSD  float64 `json:"spend_usd"`
-	CapUSD    float64 `json:"cap_usd"`
+	Event     string   `json:"event"`
+	Harness   agent.ID `json:"harness"`
+	SessionID string   `json:"session_id"`
+	Cwd       string   `json:"cwd"`
+	Wire      string   `json:"wire"`
+	Decision  string   `json:"decision"`
+	Reason    string   `json:"reason"`
+	SpendUSD  float64  `json:"spend_usd"`
+	CapUSD    float64  `json:"cap_usd"`
 	// AllowCommand raises the cap that stopped the session ("" for other
 	// wires).
 	AllowCommand string `json:"allow_command"`

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -36,18 +37,11 @@ type ReplayDecision struct {
 // It returns the decisions and the number of tool calls. each, when not
 // nil, is called with every response record the read yields, so that a
 // caller totals the cost in the same pass.
-func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs.Policy, pr Pricer, each func(transcripts.Response)) ([]ReplayDecision, int, error) {
-	h := Claude
-	switch agent {
-	case transcripts.Codex:
-		h = Codex
-	case transcripts.Gemini:
-		h = Gemini
-	}
+func Replay(ctx context.Context, h agent.ID, path string, p configs.Policy, pr Pricer, each func(transcripts.Response)) ([]ReplayDecision, int, error) {
 	read := reader(h)
 	p.DailyCapUSD, p.PromptCapUSD = 0, 0
 	id := replaySessionID(path)
-	if h == Gemini {
+	if h == agent.Gemini {
 		if sid := transcripts.GeminiSessionID(path); sid != "" {
 			id = sid
 		}
@@ -99,7 +93,7 @@ func Replay(ctx context.Context, agent transcripts.Agent, path string, p configs
 		case e.result != nil:
 			flush()
 			sess.addResult(*e.result)
-		case h == Codex:
+		case h == agent.Codex:
 			if codexRunsHook(e.call.Name) {
 				pending = append(pending, e.call)
 			}
@@ -124,7 +118,7 @@ type judgedCall struct {
 // depend on the call alone (the tamper wire reads a shell command fully,
 // which is most of a replay's time on a long session), while the wires
 // that follow the session's state run in order after.
-func judgeCalls(hook *Hook, h Harness, events []replayEvent) map[*transcripts.ToolCall]judgedCall {
+func judgeCalls(hook *Hook, h agent.ID, events []replayEvent) map[*transcripts.ToolCall]judgedCall {
 	var tcs []*transcripts.ToolCall
 	for _, e := range events {
 		if e.call != nil {
@@ -237,9 +231,9 @@ func codexRunsHook(name string) bool {
 // received: Codex records its shell tool by its model-facing name
 // (exec_command, shell) and arguments, and sends hooks "Bash" with a
 // command string.
-func hookView(h Harness, tc transcripts.ToolCall) *Input {
+func hookView(h agent.ID, tc transcripts.ToolCall) *Input {
 	in := &Input{Harness: h, SessionID: "replay", ToolName: tc.Name, ToolInput: tc.Input, ToolUseID: tc.ID}
-	if h != Codex {
+	if h != agent.Codex {
 		return in
 	}
 	switch {

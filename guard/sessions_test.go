@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 )
 
@@ -81,7 +82,7 @@ func TestMovedTranscript(t *testing.T) {
 	if got := ledgerToday(t, s.h); got != 8 {
 		t.Errorf("daily ledger = $%v, want $8", got)
 	}
-	sess, _ := (&Store{Dir: s.h.StateDir}).ReadSession(Claude, "moved")
+	sess, _ := (&Store{Dir: s.h.StateDir}).ReadSession(agent.Claude, "moved")
 	if sess.Spend.USD != 8 {
 		t.Errorf("session spend = $%v, want $8", sess.Spend.USD)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/pricing"
 	"github.com/runaway-guard/runaway/transcripts"
@@ -195,19 +196,19 @@ func (s *Session) addResponse(r transcripts.Response, p Pricer) float64 {
 // before. Codex sends a subagent's own rollout with the root session's id,
 // and the root's reader finds the subagents itself: a Codex session's
 // transcript is its root rollout, the first one named while it exists.
-func (s *Session) chooseTranscript(h Harness, path string) string {
+func (s *Session) chooseTranscript(h agent.ID, path string) string {
 	cur := s.Spend.Transcript
 	if path != "" {
 		if abs, err := filepath.Abs(path); err == nil {
 			path = abs
 		}
-		if h == Codex {
+		if h == agent.Codex {
 			path = transcripts.CodexRootRollout(path)
 		}
 	}
 	if cur != "" && cur != path {
 		if _, err := os.Stat(cur); err == nil {
-			if path == "" || h == Codex || claudeSubagentFile(h, path) {
+			if path == "" || h == agent.Codex || claudeSubagentFile(h, path) {
 				return cur
 			}
 			if _, err := os.Stat(path); err != nil {
@@ -223,9 +224,9 @@ func (s *Session) chooseTranscript(h Harness, path string) string {
 
 // claudeSubagentFile: a subagent's own file is never a session's main
 // transcript.
-func claudeSubagentFile(h Harness, path string) bool {
+func claudeSubagentFile(h agent.ID, path string) bool {
 	base := filepath.Base(path)
-	return h == Claude && strings.HasPrefix(base, "agent-")
+	return h == agent.Claude && strings.HasPrefix(base, "agent-")
 }
 
 // readTranscripts brings the session up to date with the new bytes of its
@@ -245,7 +246,7 @@ func claudeSubagentFile(h Harness, path string) bool {
 //
 // Each response's dollars also go to the session's day when today counts
 // them (see today).
-func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID string, p Pricer, day today) (more bool, err error) {
+func (s *Session) readTranscripts(ctx context.Context, h agent.ID, path, callID string, p Pricer, day today) (more bool, err error) {
 	path = s.chooseTranscript(h, path)
 	if path == "" {
 		return false, nil
@@ -298,11 +299,11 @@ func (s *Session) readTranscripts(ctx context.Context, h Harness, path, callID s
 }
 
 // reader is the transcript reader for the harness's session files.
-func reader(h Harness) func(context.Context, string, *transcripts.Position, transcripts.Sink) (bool, error) {
+func reader(h agent.ID) func(context.Context, string, *transcripts.Position, transcripts.Sink) (bool, error) {
 	switch h {
-	case Codex:
+	case agent.Codex:
 		return transcripts.ReadCodex
-	case Gemini:
+	case agent.Gemini:
 		return transcripts.ReadGemini
 	}
 	return transcripts.ReadClaude
@@ -382,19 +383,16 @@ const stopHint = "Do not retry: runaway denies every call until the person raise
 // Resume names the commands that resume a session of the agent: in a
 // terminal, and without one (claude -p, codex exec); "" where runaway does
 // not know them.
-func Resume(h Harness, id string) (interactive, script string) {
-	switch h {
-	case Claude:
-		return "claude --resume " + id, `claude -p "…" --resume ` + id
-	case Codex:
-		return "codex resume " + id, "codex exec resume " + id + ` "…"`
+func Resume(h agent.ID, id string) (interactive, script string) {
+	if r := agent.Of(h).Resume; r != nil {
+		return r(id)
 	}
 	return "", ""
 }
 
 // resumeHint says how the stopped session goes on without a terminal; it
 // follows the allow command in the stop message.
-func resumeHint(h Harness, id string) string {
+func resumeHint(h agent.ID, id string) string {
 	if _, script := Resume(h, id); script != "" {
 		return ", then resumes it (without a terminal: `" + script + "`)"
 	}

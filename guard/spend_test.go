@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -101,7 +102,7 @@ func TestSpendWarnsOnceThenStops(t *testing.T) {
 	}
 	// The person raises the cap; the warning comes again near the new cap.
 	store := &Store{Dir: s.h.StateDir}
-	if _, err := store.Allow(t.Context(), Claude, "s1", 5, false); err != nil {
+	if _, err := store.Allow(t.Context(), agent.Claude, "s1", 5, false); err != nil {
 		t.Fatal(err)
 	}
 	if got := s.respond(0, ""); got != "" {
@@ -231,15 +232,15 @@ func TestChooseTranscriptKeepsTheFirst(t *testing.T) {
 	os.WriteFile(root, nil, 0o600)
 	os.WriteFile(child, nil, 0o600)
 	var s Session
-	if got := s.chooseTranscript(Codex, root); got != root {
+	if got := s.chooseTranscript(agent.Codex, root); got != root {
 		t.Fatal(got)
 	}
 	s.Spend.USD = 5
-	if got := s.chooseTranscript(Codex, child); got != root || s.Spend.USD != 5 {
+	if got := s.chooseTranscript(agent.Codex, child); got != root || s.Spend.USD != 5 {
 		t.Fatalf("%s %v", got, s.Spend.USD)
 	}
 	os.Remove(root)
-	if got := s.chooseTranscript(Codex, child); got != child || s.Spend.USD != 5 {
+	if got := s.chooseTranscript(agent.Codex, child); got != child || s.Spend.USD != 5 {
 		t.Fatalf("a gone transcript is replaced and its total kept (the reader follows it): %s %v", got, s.Spend.USD)
 	}
 }

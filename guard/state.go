@@ -18,6 +18,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
 
@@ -25,7 +26,7 @@ import (
 // free of tool inputs (fingerprints and short summaries only).
 type Session struct {
 	Version   int       `json:"version"`
-	Harness   Harness   `json:"harness"`
+	Harness   agent.ID  `json:"harness"`
 	SessionID string    `json:"session_id"`
 	Cwd       string    `json:"cwd,omitempty"`
 	Started   time.Time `json:"started"`
@@ -65,7 +66,7 @@ type Call struct {
 // decision log.
 type Decision struct {
 	Time     time.Time `json:"time"`
-	Harness  Harness   `json:"harness"`
+	Harness  agent.ID  `json:"harness"`
 	Session  string    `json:"session"`
 	Wire     string    `json:"wire"`
 	Decision string    `json:"decision"`
@@ -99,7 +100,7 @@ func (s *Store) sessionsDir() string { return filepath.Join(s.Dir, "sessions") }
 
 // fileBase names a session's files. Session ids are UUIDs in practice;
 // anything else is hashed so that no id can name a path outside the folder.
-func fileBase(h Harness, id string) string {
+func fileBase(h agent.ID, id string) string {
 	safe := id != "" && len(id) <= 100
 	for _, r := range id {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
@@ -132,7 +133,7 @@ type Locked struct {
 // (a full disk, a file in the folder's place) gives a session held in
 // memory only, with ErrNotKept: the hook still answers what it can tell
 // from the call and the transcripts, and its Save fails.
-func (s *Store) Open(ctx context.Context, h Harness, id string) (*Locked, error) {
+func (s *Store) Open(ctx context.Context, h agent.ID, id string) (*Locked, error) {
 	dir := s.sessionsDir()
 	base := filepath.Join(dir, fileBase(h, id))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -173,7 +174,7 @@ var ErrNotKept = errors.New("session state could not be written")
 
 // inMemory is a new session that is not kept: what the state folder held
 // of it (if it can be read) and nothing is written back.
-func (s *Store) inMemory(h Harness, id, base string, why error) (*Locked, error) {
+func (s *Store) inMemory(h agent.ID, id, base string, why error) (*Locked, error) {
 	sess, err := readSession(base + ".json")
 	if err != nil || sess == nil {
 		sess = &Session{Version: stateVersion, Harness: h, SessionID: id}
@@ -312,7 +313,7 @@ func writeFileAtomic(path string, data []byte) error {
 
 // ReadSession reads one session's state without locking or writing, for
 // `runaway status`.
-func (s *Store) ReadSession(h Harness, id string) (*Session, error) {
+func (s *Store) ReadSession(h agent.ID, id string) (*Session, error) {
 	return readSession(filepath.Join(s.sessionsDir(), fileBase(h, id)+".json"))
 }
 

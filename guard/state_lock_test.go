@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 // A session's lock is handed on as soon as its holder lets go; a wait that
@@ -11,19 +13,19 @@ import (
 // lock from the next call.
 func TestSessionLockWaitAndHandOver(t *testing.T) {
 	dir := t.TempDir()
-	first, err := (&Store{Dir: dir}).Open(t.Context(), Claude, "s1")
+	first, err := (&Store{Dir: dir}).Open(t.Context(), agent.Claude, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := (&Store{Dir: dir, LockWait: 50 * time.Millisecond}).Open(t.Context(), Claude, "s1"); !errors.Is(err, ErrLocked) {
+	if _, err := (&Store{Dir: dir, LockWait: 50 * time.Millisecond}).Open(t.Context(), agent.Claude, "s1"); !errors.Is(err, ErrLocked) {
 		t.Fatalf("open while locked: %v, want ErrLocked", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("gave up after %v, want about 50ms", d)
 	}
 	// Another session is not held up.
-	other, err := (&Store{Dir: dir, LockWait: 50 * time.Millisecond}).Open(t.Context(), Claude, "s2")
+	other, err := (&Store{Dir: dir, LockWait: 50 * time.Millisecond}).Open(t.Context(), agent.Claude, "s2")
 	if err != nil {
 		t.Fatalf("another session: %v", err)
 	}
@@ -31,7 +33,7 @@ func TestSessionLockWaitAndHandOver(t *testing.T) {
 
 	got := make(chan error, 1)
 	go func() {
-		l, err := (&Store{Dir: dir, LockWait: time.Minute}).Open(t.Context(), Claude, "s1")
+		l, err := (&Store{Dir: dir, LockWait: time.Minute}).Open(t.Context(), agent.Claude, "s1")
 		if err == nil {
 			l.Close()
 		}
@@ -52,7 +54,7 @@ func TestSessionLockWaitAndHandOver(t *testing.T) {
 		t.Fatal("the waiter never got the lock")
 	}
 	// The wait given up at the start let go of the lock if it got it.
-	l, err := (&Store{Dir: dir, LockWait: 10 * time.Second}).Open(t.Context(), Claude, "s1")
+	l, err := (&Store{Dir: dir, LockWait: 10 * time.Second}).Open(t.Context(), agent.Claude, "s1")
 	if err != nil {
 		t.Fatalf("open after all let go: %v", err)
 	}

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 )
 
 // View is one guarded session as `runaway status` shows it.
 type View struct {
-	Harness      Harness   `json:"harness"`
+	Harness      agent.ID  `json:"harness"`
 	SessionID    string    `json:"session_id"`
 	Cwd          string    `json:"cwd"`
 	Models       []string  `json:"models"`

@@ -87,12 +87,12 @@ func (p *SetupPlan) guardedSettings() []string {
 	}
 	for _, f := range p.Files {
 		if f.Harness != "" && !f.supportFile { // OpenCode's package-lock.json guards nothing
-			add(f.Harness, f.Path)
+			add(string(f.Harness), f.Path)
 		}
 	}
 	if p.prior != nil {
 		for _, f := range p.prior.Files {
-			add(f.Harness, f.Path)
+			add(string(f.Harness), f.Path)
 		}
 	}
 	return out

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
@@ -52,7 +53,7 @@ type doctor struct {
 	opts   DoctorOptions
 	paths  Paths
 	rec    *Installed
-	agents map[string]Found
+	agents map[agent.ID]Found
 	shell  string
 	// platform decides the entry form doctor expects (see configs.HandlerFor).
 	platform configs.Platform
@@ -67,7 +68,7 @@ func (d *doctor) add(s Status, check, format string, args ...any) {
 // its marker of the error log in the state folder; the live tests run the
 // installed hook against a temporary state folder.
 func Doctor(opts DoctorOptions) []Check {
-	d := &doctor{opts: opts, paths: DefaultPaths(), agents: map[string]Found{}, shell: agentShell()}
+	d := &doctor{opts: opts, paths: DefaultPaths(), agents: map[agent.ID]Found{}, shell: agentShell()}
 	if opts.Paths != nil {
 		d.paths = *opts.Paths
 	}
@@ -356,7 +357,7 @@ type wiredFile struct {
 // project files setup wired for it.
 func (d *doctor) checkWired(h Harness) {
 	sf, _ := configs.SettingsFor(h.ID)
-	d.checkFile(h, wiredFile{sf: sf, prior: d.rec.File(h.ID), check: h.ID, fix: "runaway setup --harness " + h.ID})
+	d.checkFile(h, wiredFile{sf: sf, prior: d.rec.File(h.ID), check: string(h.ID), fix: "runaway setup --harness " + string(h.ID)})
 	if d.rec == nil {
 		return
 	}
@@ -365,8 +366,8 @@ func (d *doctor) checkWired(h Harness) {
 			continue
 		}
 		dir := filepath.Dir(filepath.Dir(f.Path))
-		d.checkFile(h, wiredFile{sf: configs.ClaudeProjectFile(f.Path), prior: &f, check: h.ID + "-project",
-			fix: "runaway setup --harness " + h.ID + " --project " + configs.ShellQuote(dir)})
+		d.checkFile(h, wiredFile{sf: configs.ClaudeProjectFile(f.Path), prior: &f, check: string(h.ID) + "-project",
+			fix: "runaway setup --harness " + string(h.ID) + " --project " + configs.ShellQuote(dir)})
 	}
 }
 
@@ -384,9 +385,9 @@ func (d *doctor) checkFile(h Harness, w wiredFile) {
 	}
 	if len(entries) == 0 && prior == nil {
 		if d.agents[h.ID].Found {
-			d.add(StatusOK, h.ID, "found, not wired; run: runaway setup --harness %s", h.ID)
+			d.add(StatusOK, string(h.ID), "found, not wired; run: runaway setup --harness %s", h.ID)
 		} else {
-			d.add(StatusOK, h.ID, "not installed")
+			d.add(StatusOK, string(h.ID), "not installed")
 		}
 		return
 	}
@@ -579,7 +580,7 @@ func (d *doctor) checkClaudeSwitch(user *configs.Doc) {
 
 // sampleInput is a PreToolUse call as each agent sends it, for the live
 // test: it leaves a session only in a temp folder.
-func sampleInput(harness, transcript string) string {
+func sampleInput(harness agent.ID, transcript string) string {
 	t, _ := json.Marshal(transcript)
 	if harness == "opencode" {
 		return `{"hook_event_name":"tool.execute.before","session_id":"doctor-live-test","cwd":"/","tool_name":"bash","tool_input":{"command":"true","description":"doctor's live test"},"tool_use_id":"call_doctor","opencode":{"plugin":1,"instance":"doctor","seq":1,"cost_usd":0,"tokens":{}}}`
@@ -600,7 +601,7 @@ func sampleInput(harness, transcript string) string {
 // writes it before it runs the hook: the response that asked for the call,
 // with no usage. With the call in it, the hook has nothing to wait for, and
 // the time the live test shows is the time an agent's call takes.
-func sampleTranscript(harness string) string {
+func sampleTranscript(harness agent.ID) string {
 	if harness == "gemini" {
 		return `{"sessionId":"doctor-live-test","projectHash":"0","startTime":"2026-01-01T00:00:00.000Z","lastUpdated":"2026-01-01T00:00:00.000Z","kind":"main"}` + "\n" +
 			`{"id":"doctor-msg","timestamp":"2026-01-01T00:00:00.500Z","type":"gemini","content":"","tokens":{"input":0,"output":0,"cached":0,"thoughts":0,"tool":0,"total":0},"model":"gemini-2.5-flash"}` + "\n"
@@ -682,8 +683,8 @@ func (d *doctor) liveTest(h Harness, prefix string, e configs.Entry) {
 
 func (d *doctor) checkCursor(h Harness) {
 	if !d.agents[h.ID].Found {
-		d.add(StatusOK, h.ID, "not installed")
+		d.add(StatusOK, string(h.ID), "not installed")
 		return
 	}
-	d.add(StatusOK, h.ID, "found; %s", h.Why)
+	d.add(StatusOK, string(h.ID), "found; %s", h.Why)
 }

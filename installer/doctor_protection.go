@@ -31,7 +31,7 @@ func (d *doctor) checkProtection() {
 			d.checkCodexSandbox(f)
 		default:
 			h, _ := HarnessByID(f.Harness)
-			d.add(StatusOK, f.Harness+"-protection", "guard rail only: runaway's tamper wire reads each call; %s has no rules runaway can write to keep its tools away from runaway's files", h.Name)
+			d.add(StatusOK, string(f.Harness)+"-protection", "guard rail only: runaway's tamper wire reads each call; %s has no rules runaway can write to keep its tools away from runaway's files", h.Name)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -98,7 +99,7 @@ func TestDoctorBinaryVersion(t *testing.T) {
 // runs the hook: the hook finds the call and does not wait for it (doctor
 // reported "answered in 330ms" for a hook that takes 15 ms).
 func TestLiveSampleTranscriptShowsTheCall(t *testing.T) {
-	for _, h := range []string{"claude", "codex"} {
+	for _, h := range []agent.ID{agent.Claude, agent.Codex} {
 		var in struct {
 			ToolUseID string `json:"tool_use_id"`
 		}

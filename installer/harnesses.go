@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
@@ -40,7 +42,7 @@ func (s Support) String() string {
 // Harness is what runaway knows about one coding agent. The texts are the
 // ones setup, the wizard and doctor show; they live here only.
 type Harness struct {
-	ID      string // the name used in flags and in `runaway hook <id>`
+	ID      agent.ID // the name used in flags and in `runaway hook <id>`
 	Name    string
 	Support Support
 	// Why explains the support level in one or two sentences.
@@ -75,7 +77,7 @@ var Harnesses = []Harness{
 }
 
 // HarnessByID returns the harness with that id.
-func HarnessByID(id string) (Harness, bool) {
+func HarnessByID(id agent.ID) (Harness, bool) {
 	for _, h := range Harnesses {
 		if h.ID == id {
 			return h, true
@@ -105,26 +107,21 @@ func Detect() []Found {
 	var out []Found
 	for _, h := range Harnesses {
 		f := Found{Harness: h}
-		var dirs, progs []string
+		facts := agent.Of(h.ID)
+		dirs, progs := []string{facts.ConfigDir(configs.Env)}, facts.Programs
 		switch h.ID {
-		case "claude":
-			dirs, progs = []string{configs.ClaudeDir()}, []string{"claude"}
-		case "codex":
-			dirs, progs = []string{configs.CodexDir()}, []string{"codex"}
-		case "cursor":
-			dirs = []string{filepath.Join(home, ".cursor"), filepath.Join(home, ".config", "Cursor")}
+		case agent.Cursor:
+			// The editor keeps its own folders and program besides the agent CLI's.
+			dirs = append(dirs, filepath.Join(home, ".config", "Cursor"))
 			switch runtime.GOOS {
 			case "darwin":
 				dirs = append(dirs, "/Applications/Cursor.app", filepath.Join(home, "Library", "Application Support", "Cursor"))
 			case "windows":
 				dirs = append(dirs, filepath.Join(os.Getenv("APPDATA"), "Cursor"), filepath.Join(os.Getenv("LOCALAPPDATA"), "Programs", "cursor"))
 			}
-			progs = []string{"cursor-agent", "cursor"}
-		case "gemini":
-			dirs, progs = []string{filepath.Join(configs.GeminiHome(), ".gemini")}, []string{"gemini"}
-		case "opencode":
-			dirs = []string{configs.OpenCodeDir(), filepath.Join(home, ".opencode", "bin", "opencode")}
-			progs = []string{"opencode"}
+			progs = append(slices.Clip(progs), "cursor")
+		case agent.OpenCode:
+			dirs = append(dirs, filepath.Join(home, ".opencode", "bin", "opencode"))
 		}
 		for _, d := range dirs {
 			if _, err := os.Stat(d); err == nil {
@@ -154,7 +151,7 @@ func Detect() []Found {
 
 // EntryPath is the file that wires runaway into a harness: its settings
 // file, OpenCode's plugin file, or "" when runaway does not wire into it.
-func EntryPath(id string) string {
+func EntryPath(id agent.ID) string {
 	if sf, ok := configs.SettingsFor(id); ok {
 		return sf.Path
 	}
@@ -162,14 +159,6 @@ func EntryPath(id string) string {
 		return configs.OpenCodePluginPath()
 	}
 	return ""
-}
-
-// knownPackages are the npm packages the agents ship as.
-var knownPackages = map[string]bool{
-	"@anthropic-ai/claude-code": true,
-	"@openai/codex":             true,
-	"@google/gemini-cli":        true,
-	"opencode-ai":               true,
 }
 
 // programVersion reads a program's version without running it: from the
@@ -189,7 +178,7 @@ func programVersion(path string) string {
 		b, err := os.ReadFile(filepath.Join(dir, "package.json"))
 		if err == nil {
 			var pkg struct{ Name, Version string }
-			if json.Unmarshal(b, &pkg) == nil && knownPackages[pkg.Name] {
+			if json.Unmarshal(b, &pkg) == nil && agentPackage(pkg.Name) {
 				return pkg.Version
 			}
 		}
@@ -200,4 +189,14 @@ func programVersion(path string) string {
 		dir = parent
 	}
 	return ""
+}
+
+// agentPackage reports whether an npm package is one an agent ships as.
+func agentPackage(name string) bool {
+	for _, f := range agent.All {
+		if slices.Contains(f.Packages, name) {
+			return true
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 )
 
@@ -55,7 +56,7 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
-func found(t *testing.T, id string) Found {
+func found(t *testing.T, id agent.ID) Found {
 	t.Helper()
 	for _, f := range Detect() {
 		if f.ID == id {
@@ -68,7 +69,7 @@ func found(t *testing.T, id string) Found {
 
 func TestDetect(t *testing.T) {
 	home, _ := sandbox(t)
-	for _, id := range []string{"claude", "codex", "cursor", "gemini", "opencode"} {
+	for _, id := range agent.IDs() {
 		if f := found(t, id); f.Found {
 			t.Errorf("%s found in an empty home: %v", id, f.Where)
 		}
@@ -260,18 +261,18 @@ func TestNothingToWire(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	// Asking for an unsupported harness lists it with its reason.
-	plan, err := PlanSetup(SetupOptions{Harnesses: []string{"claude", "cursor"}, Paths: &paths, Executable: fakeBinary(t, home, "v1")})
+	plan, err := PlanSetup(SetupOptions{Harnesses: []agent.ID{agent.Claude, agent.Cursor}, Paths: &paths, Executable: fakeBinary(t, home, "v1")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var notWired []string
 	for _, f := range plan.NotWired {
-		notWired = append(notWired, f.ID)
+		notWired = append(notWired, string(f.ID))
 	}
 	if strings.Join(notWired, ",") != "cursor" {
 		t.Fatalf("not wired: %v", notWired)
 	}
-	if _, err := PlanSetup(SetupOptions{Harnesses: []string{"vim"}, Paths: &paths}); err == nil || !strings.Contains(err.Error(), `unknown harness "vim"`) {
+	if _, err := PlanSetup(SetupOptions{Harnesses: []agent.ID{"vim"}, Paths: &paths}); err == nil || !strings.Contains(err.Error(), `unknown harness "vim"`) {
 		t.Fatalf("got %v", err)
 	}
 }

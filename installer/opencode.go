@@ -223,9 +223,9 @@ func (d *doctor) checkOpenCodeUnwired(h Harness) {
 	case err != nil:
 		d.add(StatusWarn, "opencode-doom-loop", "%v", err)
 	case !d.agents[h.ID].Found && !seen:
-		d.add(StatusOK, h.ID, "not installed")
+		d.add(StatusOK, string(h.ID), "not installed")
 	default:
-		d.add(StatusOK, h.ID, "found, not wired; run: runaway setup --harness opencode")
+		d.add(StatusOK, string(h.ID), "found, not wired; run: runaway setup --harness opencode")
 		if len(allowed) > 0 {
 			d.add(StatusWarn, "opencode-doom-loop", "doom_loop is \"allow\" (%s): OpenCode no longer asks after 3 identical calls, and runaway is not wired into OpenCode; set it to \"ask\", or run: runaway setup --harness opencode", strings.Join(allowed, ", "))
 		} else {

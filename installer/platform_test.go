@@ -85,12 +85,12 @@ func TestSetupWritesWindowsForms(t *testing.T) {
 				t.Fatalf("%s: %+v %v", sf.Harness, es, err)
 			}
 			sf.Platform = p
-			if probs := formProblems(es[0], sf.Spec(paths.Bin), sf.Harness); len(probs) > 0 {
+			if probs := formProblems(es[0], sf.Spec(paths.Bin), sf.Harness.Name()); len(probs) > 0 {
 				t.Errorf("%s: doctor finds %q in the entry setup wrote", sf.Harness, probs)
 			}
 			// The Linux form there is a problem doctor names.
 			sf.Platform = configs.Platform{OS: "linux"}
-			if probs := formProblems(es[0], sf.Spec(paths.Bin), sf.Harness); sf.Harness == "claude" && execForm && len(probs) == 0 {
+			if probs := formProblems(es[0], sf.Spec(paths.Bin), sf.Harness.Name()); sf.Harness == "claude" && execForm && len(probs) == 0 {
 				t.Errorf("an exec-form entry on a Claude Code without it passed")
 			}
 		}

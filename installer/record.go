@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
@@ -29,8 +30,8 @@ type Installed struct {
 
 // InstalledFile is one settings file setup wrote runaway's entry into.
 type InstalledFile struct {
-	Harness string `json:"harness"`
-	Path    string `json:"path"`
+	Harness agent.ID `json:"harness"`
+	Path    string   `json:"path"`
 	// Project: a project's settings file (setup --project), kept next to
 	// the harness's user file rather than in its place.
 	Project bool `json:"project,omitempty"`
@@ -100,7 +101,7 @@ func ReadInstalled(path string) (*Installed, error) {
 }
 
 // File returns the record of the harness's user settings file, or nil.
-func (r *Installed) File(harness string) *InstalledFile {
+func (r *Installed) File(harness agent.ID) *InstalledFile {
 	return r.find(func(f InstalledFile) bool { return f.Harness == harness && !f.Project })
 }
 
@@ -149,7 +150,7 @@ func (r *Installed) put(f InstalledFile) {
 }
 
 // drop removes the record of a harness's user settings file.
-func (r *Installed) drop(harness string) {
+func (r *Installed) drop(harness agent.ID) {
 	r.Files = slices.DeleteFunc(r.Files, func(f InstalledFile) bool { return f.Harness == harness && !f.Project })
 }
 

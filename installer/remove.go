@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
@@ -16,7 +17,7 @@ import (
 // RemoveOptions are the choices of `runaway remove`.
 type RemoveOptions struct {
 	// Harnesses to unwire, by id; empty means all.
-	Harnesses []string
+	Harnesses []agent.ID
 	// Project, when set, takes runaway's entry out of that project's
 	// .claude/settings.local.json; without Harnesses, only out of it.
 	// Without either, every project file setup recorded is cleaned too.
@@ -34,7 +35,7 @@ type RemovePlan struct {
 
 	paths     Paths
 	rec       *Installed
-	harnesses []string
+	harnesses []agent.ID
 	projects  []string // project settings files whose record goes
 }
 

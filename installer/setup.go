@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
@@ -40,7 +41,7 @@ func DefaultPaths() Paths {
 // interactively, the flags of `runaway setup` non-interactively.
 type SetupOptions struct {
 	// Harnesses to wire, by id; empty means every supported one found.
-	Harnesses []string
+	Harnesses []agent.ID
 	// Limits to write into runaway's config; nil leaves a value alone.
 	CapUSD     *float64
 	WarnAt     *float64
@@ -70,7 +71,7 @@ type SetupOptions struct {
 
 // FileEdit is one file a plan writes, with its bytes before and after.
 type FileEdit struct {
-	Harness string // "" for runaway's config
+	Harness agent.ID // "" for runaway's config
 	Path    string
 	Before  []byte
 	After   []byte
@@ -281,9 +282,9 @@ func (o SetupOptions) Validate() error {
 
 // chooseHarnesses resolves the requested ids, or every supported harness
 // found when none were requested.
-func chooseHarnesses(agents []Found, ids []string) ([]string, error) {
+func chooseHarnesses(agents []Found, ids []agent.ID) ([]agent.ID, error) {
 	if len(ids) == 0 {
-		var out []string
+		var out []agent.ID
 		for _, f := range agents {
 			if f.Found && f.Support != NotSupported {
 				out = append(out, f.ID)
@@ -302,7 +303,7 @@ func chooseHarnesses(agents []Found, ids []string) ([]string, error) {
 func knownIDs() string {
 	var ids []string
 	for _, h := range Harnesses {
-		ids = append(ids, h.ID)
+		ids = append(ids, string(h.ID))
 	}
 	return strings.Join(ids, ", ")
 }

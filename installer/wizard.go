@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/huh"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
@@ -39,7 +40,7 @@ const customCap = "custom"
 
 // answers are the wizard's fields as the person edits them.
 type answers struct {
-	harnesses                   []string
+	harnesses                   []agent.ID
 	capChoice, capText          string // capText: the amount when capChoice is customCap
 	promptCapText, dailyCapText string // "0": none
 	// startCaps: the prompt and daily caps the wizard started from; a cap
@@ -148,7 +149,7 @@ func deref[T any](p *T) T {
 // ask runs the screens: welcome and agents, which to wire, the cap (and
 // an amount of one's own), the other limits.
 func (w Wizard) ask(agents []Found, a *answers) error {
-	var agentOptions []huh.Option[string]
+	var agentOptions []huh.Option[agent.ID]
 	for _, f := range agents {
 		if f.Support == NotSupported {
 			continue
@@ -177,12 +178,12 @@ func (w Wizard) ask(agents []Found, a *answers) error {
 				Next(true).NextLabel("Next"),
 		),
 		huh.NewGroup(
-			huh.NewMultiSelect[string]().
+			huh.NewMultiSelect[agent.ID]().
 				Title("Which agents should runaway guard?").
 				Description("space selects, enter goes on").
 				Options(agentOptions...).
 				Value(&a.harnesses).
-				Validate(func(ids []string) error {
+				Validate(func(ids []agent.ID) error {
 					if len(ids) == 0 {
 						return errors.New("choose at least one agent (space selects)")
 					}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/testbin"
 )
@@ -95,7 +96,7 @@ func TestRealSettingsSetupRemove(t *testing.T) {
 	}
 }
 
-func roundTrip(t *testing.T, agent, fixture string) {
+func roundTrip(t *testing.T, fixtureDir, fixture string) {
 	orig, err := os.ReadFile(fixture)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ func roundTrip(t *testing.T, agent, fixture string) {
 	if err := os.MkdirAll(project, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	rel, wired := fixtureHome(agent, filepath.Base(fixture))
+	rel, wired := fixtureHome(fixtureDir, filepath.Base(fixture))
 	target := filepath.Join(home, rel)
 	if err := os.WriteFile(target, orig, 0o644); err != nil {
 		t.Fatal(err)
@@ -133,7 +134,10 @@ func roundTrip(t *testing.T, agent, fixture string) {
 		}
 	}
 	afterSetup := snapshot(t, home, false)
-	for _, h := range []struct{ harness, rel string }{{"claude", ".claude/settings.json"}, {"codex", ".codex/hooks.json"}, {"gemini", ".gemini/settings.json"}} {
+	for _, h := range []struct {
+		harness agent.ID
+		rel     string
+	}{{"claude", ".claude/settings.json"}, {"codex", ".codex/hooks.json"}, {"gemini", ".gemini/settings.json"}} {
 		b, ok := afterSetup[h.rel]
 		if !ok {
 			t.Errorf("setup left no %s", h.rel)

@@ -8,18 +8,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/transcripts/zstd"
-)
-
-// Agent names the program that wrote a session file.
-type Agent string
-
-// The agents whose files this package reads.
-const (
-	ClaudeCode Agent = "claude-code"
-	Codex      Agent = "codex"
-	Gemini     Agent = "gemini"
 )
 
 // ErrUnknownFormat is returned by Detect for a file that is no Claude Code
@@ -34,7 +25,7 @@ const detectLines = 64
 // with Codex's line types; a Gemini CLI session starts with a header that
 // carries projectHash; Claude Code lines carry sessionId or are its summary
 // records.
-func Detect(path string) (Agent, error) {
+func Detect(path string) (agent.ID, error) {
 	f, _, err := ownfiles.OpenRegularInfo(path, os.O_RDONLY, 0)
 	if err != nil {
 		return "", err
@@ -61,11 +52,11 @@ func Detect(path string) (Agent, error) {
 			if json.Unmarshal(line, &l) == nil {
 				switch {
 				case l.Payload != nil && codexLineTypes[l.Type]:
-					return Codex, nil
+					return agent.Codex, nil
 				case l.Project != "" && l.SessionID != "":
-					return Gemini, nil
+					return agent.Gemini, nil
 				case l.SessionID != "" || l.UUID != "" || (l.Type == "summary" && l.Summary != nil) || claudeOnlyTypes[l.Type]:
-					return ClaudeCode, nil
+					return agent.Claude, nil
 				}
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 const (
@@ -91,7 +93,7 @@ func TestGeminiSessionFilesAndDetect(t *testing.T) {
 		t.Errorf("files %q", files)
 	}
 	for _, p := range []string{geminiMain, geminiSub} {
-		if a, err := Detect(p); a != Gemini || err != nil {
+		if a, err := Detect(p); a != agent.Gemini || err != nil {
 			t.Errorf("Detect(%s) = %q, %v", p, a, err)
 		}
 	}

@@ -36,7 +36,7 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 				}
 			}
 			out := cmd.OutOrStdout()
-			plan, err := installer.PlanRemove(installer.RemoveOptions{Harnesses: harnesses, Project: project, Purge: purge})
+			plan, err := installer.PlanRemove(installer.RemoveOptions{Harnesses: agentIDs(harnesses), Project: project, Purge: purge})
 			if err != nil {
 				return planError(err, "remove")
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
 	"github.com/runaway-guard/runaway/pricing"
@@ -24,8 +25,8 @@ func init() { register(newReplayCmd) }
 // replayReport is what `runaway replay --json` prints: an object, so later
 // issues can add fields (the guard's decisions) without breaking readers.
 type replayReport struct {
-	Agent transcripts.Agent `json:"agent"`
-	Files []string          `json:"files"`
+	Agent agent.ID `json:"agent"`
+	Files []string `json:"files"`
 	pricing.Ledger
 	// Calls counts the session's tool calls; Decisions are where runaway
 	// would have warned, asked, denied or stopped, under Policy.
@@ -130,7 +131,7 @@ func replayPolicyFrom(cmd *cobra.Command, o replayOptions) (configs.Policy, erro
 
 func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, error) {
 	hints := []string{"ls ~/.claude/projects/*/ ~/.codex/sessions/*/*/*/ ~/.gemini/tmp/*/chats/"}
-	agent, err := transcripts.Detect(path)
+	who, err := transcripts.Detect(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			err = fs.ErrNotExist
@@ -146,19 +147,19 @@ func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, er
 		return nil, failf([]string{"$EDITOR " + configs.PolicyPath()}, "%v", err)
 	}
 	list := transcripts.ClaudeSessionFiles
-	switch agent {
-	case transcripts.Codex:
+	switch who {
+	case agent.Codex:
 		list = transcripts.CodexSessionFiles
-	case transcripts.Gemini:
+	case agent.Gemini:
 		list = transcripts.GeminiSessionFiles
 	}
-	r := &replayReport{Agent: agent, Ledger: pricing.Ledger{Models: map[string]*pricing.ModelSpend{}}}
+	r := &replayReport{Agent: who, Ledger: pricing.Ledger{Models: map[string]*pricing.ModelSpend{}}}
 	if r.Files, err = list(path); err != nil {
 		return nil, failf(hints, "cannot read %s: %v", path, err)
 	}
 	// One pass: the replay's read also totals the cost.
 	pricer, _ := guard.NewPricer(policy)
-	r.Decisions, r.Calls, err = guard.Replay(context.Background(), agent, path, policy, pricer, func(resp transcripts.Response) {
+	r.Decisions, r.Calls, err = guard.Replay(context.Background(), who, path, policy, pricer, func(resp transcripts.Response) {
 		r.Add(table, resp.Model, pricing.Usage(resp.Usage), pricing.Usage(resp.Counted))
 	})
 	if err != nil {
@@ -172,7 +173,7 @@ func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, er
 }
 
 func printReplay(w io.Writer, r *replayReport) {
-	fmt.Fprintf(w, "%s session, %d file(s)\n", r.Agent, len(r.Files))
+	fmt.Fprintf(w, "%s session, %d file(s)\n", r.Agent.Name(), len(r.Files))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "model\tinput\toutput\tcache read\tcache write\tcost USD\t")
 	models := make([]string, 0, len(r.Models))

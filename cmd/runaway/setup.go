@@ -45,7 +45,7 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 --dry-run runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := installer.SetupOptions{Harnesses: harnesses, Project: project, NoAgentRules: !agentRules}
+			opts := installer.SetupOptions{Harnesses: agentIDs(harnesses), Project: project, NoAgentRules: !agentRules}
 			f := cmd.Flags()
 			if f.Changed("cap") {
 				opts.CapUSD = &capUSD

@@ -9,6 +9,7 @@ import (
 
 	"github.com/adrg/xdg"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/guard"
 )
 
@@ -61,7 +62,7 @@ func TestWatchDrawsInPlaceOnATerminal(t *testing.T) {
 
 func TestCallRates(t *testing.T) {
 	start := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	v := guard.View{Harness: guard.Claude, SessionID: "s", Calls: 20, StartedAt: start.Add(-10 * time.Minute), UpdatedAt: start}
+	v := guard.View{Harness: agent.Claude, SessionID: "s", Calls: 20, StartedAt: start.Add(-10 * time.Minute), UpdatedAt: start}
 	r := callRates{}
 	// First seen: its average so far, 20 calls in 10 minutes.
 	if got := r.rate(v, start); got != 2 {
@@ -81,7 +82,7 @@ func TestCallRates(t *testing.T) {
 	}
 	// A session seen briefly and only once has no window yet: under a
 	// minute of its life counts as a minute.
-	w := guard.View{Harness: guard.Codex, SessionID: "new", Calls: 3, StartedAt: start, UpdatedAt: start.Add(5 * time.Second)}
+	w := guard.View{Harness: agent.Codex, SessionID: "new", Calls: 3, StartedAt: start, UpdatedAt: start.Add(5 * time.Second)}
 	if got := r.rate(w, start.Add(6*time.Second)); got != 3 {
 		t.Errorf("new session: %v calls/min, want 3", got)
 	}

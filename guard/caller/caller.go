@@ -16,8 +16,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 // Found says why the caller is taken for an agent.
@@ -50,29 +53,20 @@ type processTable interface {
 	Proc(pid int) (Proc, error)
 }
 
-// agentVars are variables the agents set for the commands their tool calls
-// run (see shared/reference).
-var agentVars = []struct{ name, agent string }{
-	{"CLAUDECODE", "Claude Code"},
-	{"CLAUDE_CODE_SESSION_ID", "Claude Code"},
-	{"CODEX_SESSION_ID", "Codex"},
-	{"CODEX_THREAD_ID", "Codex"},
-	{"CODEX_TOOL_CALL_ID", "Codex"},
-	{"AI_AGENT", "an agent"}, // Claude Code 2.1.328 and others
-	{"CURSOR_AGENT", "Cursor"},
-	{"GEMINI_CLI", "Gemini CLI"},
-	{"OPENCODE", "OpenCode"},
-	{"OPENCODE_PID", "OpenCode"},
-	{"AGENT", "an agent"}, // OpenCode, Amp and others
+// anyAgentVars are variables more than one agent sets for the commands its
+// tool calls run; each agent's own are in its agent.Facts.
+var anyAgentVars = []string{
+	"AI_AGENT", // Claude Code 2.1.328 and others
+	"AGENT",    // OpenCode, Amp and others
 }
 
 // Variables lists the agents' variables that tell a tool call.
 func Variables() []string {
-	names := make([]string, len(agentVars))
-	for i, v := range agentVars {
-		names[i] = v.name
+	var names []string
+	for _, f := range agent.All {
+		names = append(names, f.CallVars...)
 	}
-	return names
+	return append(names, anyAgentVars...)
 }
 
 // InsideAgent reports whether this process runs inside an agent's tool call.
@@ -83,9 +77,16 @@ func InsideAgent() (Found, bool) {
 // detect checks the environment, then walks the parents of pid up to (not
 // including) floor, or to the top.
 func detect(getenv func(string) string, pid int, table processTable, floor int) (Found, bool) {
-	for _, v := range agentVars {
-		if getenv(v.name) != "" {
-			return Found{Agent: v.agent, Variable: v.name}, true
+	for _, f := range agent.All {
+		for _, v := range f.CallVars {
+			if getenv(v) != "" {
+				return Found{Agent: f.Name, Variable: v}, true
+			}
+		}
+	}
+	for _, v := range anyAgentVars {
+		if getenv(v) != "" {
+			return Found{Agent: "an agent", Variable: v}, true
 		}
 	}
 	if table == nil {
@@ -112,32 +113,27 @@ func detect(getenv func(string) string, pid int, table processTable, floor int) 
 }
 
 // agentProgram names the agent a program name is (comm, the executable,
-// argv[0]; lower case, without ".exe"), or "". A switch, not a map: nothing
-// to build when the hook starts.
+// argv[0]; lower case, without ".exe"), or "".
 func agentProgram(name string) string {
-	switch name {
-	case "claude":
-		return "Claude Code"
-	case "codex":
-		return "Codex"
-	case "gemini":
-		return "Gemini CLI"
-	case "opencode":
-		return "OpenCode"
-	case "cursor-agent":
-		return "Cursor"
+	for _, f := range agent.All {
+		if slices.Contains(f.Programs, name) {
+			return f.Name
+		}
 	}
 	return ""
 }
 
-// agentPackages mark an agent run by an interpreter (node, bun): its script
-// lives in the agent's npm package.
-var agentPackages = []struct{ marker, agent string }{
-	{"@anthropic-ai/claude-code", "Claude Code"},
-	{"@openai/codex", "Codex"},
-	{"@google/gemini-cli", "Gemini CLI"},
-	{"opencode-ai", "OpenCode"},
-	{"@cursor/", "Cursor"},
+// agentScript names the agent whose npm package (or scope) holds a script
+// an interpreter runs, or "".
+func agentScript(script string) string {
+	for _, f := range agent.All {
+		for _, m := range append(f.Packages[:len(f.Packages):len(f.Packages)], f.ScriptMarks...) {
+			if strings.Contains(script, m) {
+				return f.Name
+			}
+		}
+	}
+	return ""
 }
 
 // isInterpreter: the program runs an agent's script given as an argument.
@@ -175,11 +171,8 @@ func AgentOf(p Proc) string {
 		if a := agentProgram(programName(arg)); a != "" {
 			return a
 		}
-		script := strings.ToLower(filepath.ToSlash(arg))
-		for _, m := range agentPackages {
-			if strings.Contains(script, m.marker) {
-				return m.agent
-			}
+		if a := agentScript(strings.ToLower(filepath.ToSlash(arg))); a != "" {
+			return a
 		}
 		break // the script is the first argument that is not a flag
 	}
