@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 )
 
@@ -42,7 +43,7 @@ func (h *Hook) planEnd(c *call, ans Answer) ending {
 		return nil
 	}
 	switch c.in.Harness {
-	case Codex:
+	case agent.Codex:
 		e, err := planCodexEnd(c.sess, v)
 		if err != nil {
 			h.errorLog().Log("hook codex", err)

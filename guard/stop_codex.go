@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 // Codex's hooks cannot end a running turn: no answer to PreToolUse,
@@ -92,7 +94,7 @@ func planCodexEnd(s *Session, v Verdict) (*codexEnd, error) {
 		return nil, fmt.Errorf("the codex process above the hook (pid %d, %q) may serve other sessions: denying every call instead of ending it", p.pid, strings.Join(p.args(), " "))
 	}
 	e := &codexEnd{agent: p, tui: mode == codexTUI}
-	interactive, script := Resume(Codex, s.SessionID)
+	interactive, script := Resume(agent.Codex, s.SessionID)
 	if e.tui {
 		if tty := p.fdPath(0); isTerminal(tty) {
 			e.tty = tty
