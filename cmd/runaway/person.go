@@ -14,6 +14,10 @@ func onlyThePerson(command string) error {
 	if !inside {
 		return nil
 	}
-	return failf([]string{fmt.Sprintf("run `runaway %s` yourself, in your own terminal, outside the agent", command)},
+	hints := []string{fmt.Sprintf("run `runaway %s` yourself, in your own terminal, outside the agent", command)}
+	if found.Unsure != "" {
+		hints = append(hints, "if this is your own terminal: run it outside the namespace or sandbox it runs in, where runaway can read its parent processes")
+	}
+	return failf(hints,
 		"%s refuses to run inside an agent's tool call (%s): only the person changes runaway's limits or wiring", command, found.Why())
 }

@@ -30,10 +30,17 @@ type Found struct {
 	Variable string
 	// Process is the parent process that gave it away (when Variable is "").
 	Process Proc
+	// Unsure says why the parent processes could not be read: then the
+	// caller is taken for an agent, since an agent can hide them (a PID or
+	// user namespace, /proc covered; neither needs root).
+	Unsure string
 }
 
 // Why is the evidence in words, for error messages.
 func (f Found) Why() string {
+	if f.Unsure != "" {
+		return "runaway cannot read its parent processes to tell: " + f.Unsure
+	}
 	if f.Variable != "" {
 		return f.Variable + " is set"
 	}
@@ -46,6 +53,12 @@ type Proc struct {
 	Name      string   // the kernel's short name (comm), or the image name on Windows
 	Exe       string   // the executable's path, "" when unknown
 	Args      []string // the command line, nil when unknown
+}
+
+// checkedTable is a table that can tell it is not the whole truth: Linux's
+// /proc of another PID namespace, or covered by another file system.
+type checkedTable interface {
+	unreadable(pid int) string // why the parents cannot be told, or ""
 }
 
 // processTable finds a process by pid; the OS's own is in table_*.go.
@@ -92,9 +105,14 @@ func detect(getenv func(string) string, pid int, table processTable, floor int) 
 	if table == nil {
 		return Found{}, false
 	}
+	if c, ok := table.(checkedTable); ok {
+		if why := c.unreadable(pid); why != "" {
+			return Found{Agent: "an agent", Unsure: why}, true
+		}
+	}
 	self, err := table.Proc(pid)
 	if err != nil {
-		return Found{}, false
+		return Found{Agent: "an agent", Unsure: "its own process cannot be read (" + err.Error() + ")"}, true
 	}
 	seen := map[int]bool{pid: true}
 	// 256 parents is far deeper than any real tree; it bounds a table that lies.
@@ -102,7 +120,7 @@ func detect(getenv func(string) string, pid int, table processTable, floor int) 
 		seen[ppid] = true
 		p, err := table.Proc(ppid)
 		if err != nil {
-			break
+			return Found{Agent: "an agent", Unsure: fmt.Sprintf("parent process %d cannot be read (%v)", ppid, err)}, true
 		}
 		if agent := AgentOf(p); agent != "" {
 			return Found{Agent: agent, Process: p}, true

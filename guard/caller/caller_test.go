@@ -108,8 +108,9 @@ func TestVariablesTell(t *testing.T) {
 	}
 }
 
-// The walk ends at the floor, at a cycle, at a process it cannot read, and
-// after 256 parents.
+// The walk ends at the floor, at a cycle, and after 256 parents; a process
+// it cannot read (itself, or a parent) means it cannot tell, and then the
+// caller is taken for an agent, with the reason.
 func TestWalkEnds(t *testing.T) {
 	claude := Proc{Name: "claude"}
 	if _, ok := detect(noEnv, 100, chain(bash, Proc{Name: "go"}, claude), 102); ok {
@@ -130,8 +131,11 @@ func TestWalkEnds(t *testing.T) {
 	if _, ok := detect(noEnv, 100, deep, 0); ok {
 		t.Error("the walk went past 256 parents")
 	}
-	if _, ok := detect(noEnv, 100, table{}, 0); ok {
-		t.Error("an unreadable self was taken for an agent")
+	if f, ok := detect(noEnv, 100, table{}, 0); !ok || !strings.Contains(f.Why(), "cannot read its parent processes") {
+		t.Errorf("an unreadable self: detect = %+v, %v, want unsure", f, ok)
+	}
+	if f, ok := detect(noEnv, 100, table{100: {PPID: 101}}, 0); !ok || f.Unsure == "" {
+		t.Errorf("an unreadable parent: detect = %+v, %v, want unsure", f, ok)
 	}
 	if _, ok := detect(noEnv, 100, nil, 0); ok {
 		t.Error("no table was taken for an agent")
