@@ -59,22 +59,40 @@ func ReadCodex(ctx context.Context, rolloutPath string, pos *Position, sink Sink
 	if err != nil {
 		return false, err
 	}
-	// A file read again keeps the thread's cumulative count, so that the
-	// usage it counted is not counted again; the rest starts over.
-	reset := func(fp *FilePos) {
-		if fp.Codex != nil {
-			fp.Codex = &codexState{Model: fp.Codex.Model, Counted: fp.Codex.Counted, Results: fp.Codex.Results}
-		}
-	}
-	pos.follow(main, reset)
+	pos.follow(main, codexReset)
 	pos.file(filepath.Base(main))
 	discoverCodex(main, pos)
-	return readFiles(ctx, pos, sink, reset, func(line []byte, file string, fp *FilePos, sink *Sink) {
-		if fp.Codex == nil {
-			fp.Codex = &codexState{}
-		}
-		codexLine(line, file, fp, sink)
-	})
+	return readFiles(ctx, pos, sink, codexReset, codexFileLine)
+}
+
+// ReadCodexRollout reads what was appended to the one rollout at path since
+// pos, without looking for the session's other rollouts: for a caller that
+// has listed them itself (a report over every rollout on the machine reads
+// each once). A subagent's or fork's rollout yields only its own responses,
+// as within ReadCodex.
+func ReadCodexRollout(ctx context.Context, path string, pos *Position, sink Sink) (more bool, err error) {
+	main, err := filepath.Abs(path)
+	if err != nil {
+		return false, err
+	}
+	pos.follow(main, codexReset)
+	pos.file(filepath.Base(main))
+	return readFiles(ctx, pos, sink, codexReset, codexFileLine)
+}
+
+// codexReset keeps, for a file read again, the thread's cumulative count,
+// so that the usage it counted is not counted again; the rest starts over.
+func codexReset(fp *FilePos) {
+	if fp.Codex != nil {
+		fp.Codex = &codexState{Model: fp.Codex.Model, Counted: fp.Codex.Counted, Results: fp.Codex.Results}
+	}
+}
+
+func codexFileLine(line []byte, file string, fp *FilePos, sink *Sink) {
+	if fp.Codex == nil {
+		fp.Codex = &codexState{}
+	}
+	codexLine(line, file, fp, sink)
 }
 
 // codexTags are the byte strings of the lines a Codex reader looks at; any
@@ -109,6 +127,7 @@ type codexPayload struct {
 	ID           string          `json:"id"`
 	SessionID    string          `json:"session_id"`
 	ForkedFromID string          `json:"forked_from_id"`
+	Cwd          string          `json:"cwd"`
 	Timestamp    string          `json:"timestamp"`
 	Source       json.RawMessage `json:"source"`
 	// turn_context

@@ -144,6 +144,7 @@ type codexMeta struct {
 	ID        string
 	SessionID string
 	parent    string
+	cwd       string
 }
 
 func (m codexMeta) root() string {
@@ -182,7 +183,7 @@ func readCodexMeta(path string) (codexMeta, bool) {
 	if json.Unmarshal(line, &l) != nil || l.Type != "session_meta" || json.Unmarshal(l.Payload, &p) != nil || p.ID == "" {
 		return codexMeta{}, false
 	}
-	return codexMeta{ID: p.ID, SessionID: p.SessionID, parent: codexParent(&p)}, true
+	return codexMeta{ID: p.ID, SessionID: p.SessionID, parent: codexParent(&p), cwd: p.Cwd}, true
 }
 
 // CodexMeta is what a rollout's session_meta says about its thread.
@@ -191,6 +192,8 @@ type CodexMeta struct {
 	// (session_meta.session_id, or the thread itself in files older than
 	// that field); ParentID the thread it was forked or spawned from.
 	ThreadID, RootID, ParentID string
+	// Cwd is the folder the session ran in.
+	Cwd string
 }
 
 // ReadCodexMeta reads the session_meta on the first line of the rollout at
@@ -203,7 +206,7 @@ func ReadCodexMeta(path string) (CodexMeta, error) {
 		}
 		return CodexMeta{}, ErrUnknownFormat
 	}
-	return CodexMeta{ThreadID: m.ID, RootID: m.root(), ParentID: m.parent}, nil
+	return CodexMeta{ThreadID: m.ID, RootID: m.root(), ParentID: m.parent, Cwd: m.cwd}, nil
 }
 
 // codexRootDepth bounds the walk from a rollout up to its session's root.
