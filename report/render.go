@@ -302,10 +302,33 @@ func (r *Report) writeChart(w io.Writer, s Style) {
 }
 
 // WriteJSON prints the report as one JSON object.
+// Dollars are rounded to the millionth, as replay's are.
 func (r *Report) WriteJSON(w io.Writer) error {
+	out := *r
+	out.Rows = make([]Row, len(r.Rows))
+	for i, row := range r.Rows {
+		row.Totals = row.Totals.rounded()
+		per := make(map[Agent]float64, len(row.PerAgent))
+		for a, usd := range row.PerAgent {
+			per[a] = micro(usd)
+		}
+		if len(per) > 0 {
+			row.PerAgent = per
+		}
+		models := make([]ModelRow, len(row.ByModel))
+		for j, m := range row.ByModel {
+			m.Totals = m.Totals.rounded()
+			models[j] = m
+		}
+		if len(models) > 0 {
+			row.ByModel = models
+		}
+		out.Rows[i] = row
+	}
+	out.Totals = r.Totals.rounded()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(out)
 }
 
 // WriteCSV prints the report as CSV: a header, one record per row (and per
@@ -370,7 +393,14 @@ func (r *Report) keyColumn() string {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // money prints dollars to the millionth, as replay's JSON does.
-func money(usd float64) string { return strconv.FormatFloat(math.Round(usd*1e6)/1e6, 'f', -1, 64) }
+func money(usd float64) string { return strconv.FormatFloat(micro(usd), 'f', -1, 64) }
+
+func micro(usd float64) float64 { return math.Round(usd*1e6) / 1e6 }
+
+func (t Totals) rounded() Totals {
+	t.USD, t.EstimatedUSD = micro(t.USD), micro(t.EstimatedUSD)
+	return t
+}
 
 // table prints columns padded to their widest cell: text to the left, the
 // numbers (from column numeric on) to the right, the last column (runaway's

@@ -140,13 +140,12 @@ func Make(h *History, q Query, decisions []DecisionEntry) (*Report, error) {
 		if !keep(s.Agent) || (q.Project != "" && !strings.Contains(s.Project, q.Project)) {
 			continue
 		}
-		counted := false
+		rep.Duplicates += s.Dups
 		for _, b := range s.Buckets {
 			t := time.Unix(b.Slot*slotSeconds, 0).In(q.Loc)
 			if !inRange(t.Format(time.DateOnly)) {
 				continue
 			}
-			counted = true
 			var key string
 			switch q.View {
 			case BySess:
@@ -183,9 +182,6 @@ func Make(h *History, q Query, decisions []DecisionEntry) (*Report, error) {
 					r.Last = last
 				}
 			}
-		}
-		if counted {
-			rep.Duplicates += s.Dups
 		}
 	}
 	if isTimeView(q.View) {
