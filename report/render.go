@@ -78,7 +78,7 @@ func (r *Report) WriteText(w io.Writer, s Style) error {
 	t.foot = cells
 	t.write(w, bold)
 	if r.Totals.EstimatedUSD > 0 {
-		fmt.Fprintf(w, "~ includes %s priced by estimate (a model the price table does not know, priced like the newest of its family)\n", dollars(r.Totals.EstimatedUSD))
+		fmt.Fprintf(w, "~ includes %s at estimated prices (see runaway report --help)\n", dollars(r.Totals.EstimatedUSD))
 	}
 	if r.Duplicates > 0 {
 		fmt.Fprintf(w, "%d responses repeated in a copied session were counted once\n", r.Duplicates)

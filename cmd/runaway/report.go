@@ -48,7 +48,9 @@ response as the hook does, and shows the spend grouped by day (the default),
 week, month, session, project or agent, with what runaway decided each day.
 
 A session's total equals what runaway replay and the hook count for it. Costs
-marked ~ include estimated prices (a model the price table does not know).
+marked ~ include estimated prices: a model the price table does not know is
+priced like the newest known model of its family (never cheaper), and an
+OpenCode model that OpenCode priced at nothing is priced by runaway's table.
 
 The readers' positions are kept in runaway's state folder, so the next report
 reads only what the agents wrote since. --no-cache reads everything again and
