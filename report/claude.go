@@ -55,8 +55,16 @@ func (claudeSource) sessions(env Env, _ *cache, n *notes) []SessionRef {
 func (claudeSource) read(ctx context.Context, s SessionRef, st *sessionState, p Pricer, add func(Record)) (bool, error) {
 	var again restartWatch
 	_, err := transcripts.ReadClaude(ctx, s.Main, &st.Pos, transcripts.Sink{
-		Response: func(r transcripts.Response) { add(priced(p, r)) },
-		Counted:  &again,
+		Response: func(r transcripts.Response) {
+			rec := priced(p, r)
+			if r.MessageID != "" {
+				// Claude Code's message and request ids are unique to an
+				// API response: a copy of the session repeats them.
+				rec.Key = responseKey(r.MessageID, r.RequestID)
+			}
+			add(rec)
+		},
+		Counted: &again,
 	})
 	return again.restarted, err
 }
@@ -86,9 +94,6 @@ func priced(p Pricer, r transcripts.Response) Record {
 	rec := Record{Model: r.Model, Time: r.Time.Unix(), Usage: r.Usage, Counted: r.Counted, USD: usd, Estimated: est}
 	if r.Time.IsZero() {
 		rec.Time = 0
-	}
-	if r.MessageID != "" {
-		rec.Key = responseKey(r.MessageID, r.RequestID)
 	}
 	return rec
 }

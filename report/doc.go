@@ -29,8 +29,10 @@
 // # Counting once
 //
 // A Claude Code transcript copied into another project (to resume a session
-// there) repeats the original's responses: a response is counted for the
-// first session that yielded it, never again. A file reached twice (a link,
+// there) repeats the original's responses, with their ids: a response is
+// counted for the first session that yielded it, never again. (Other agents'
+// response ids are not unique across sessions, and their files are not
+// copied to be resumed.) A file reached twice (a link,
 // a hard link) is read once. A link that leads out of the agent's folder is
 // not followed; it is named in the report's notes.
 package report

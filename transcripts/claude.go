@@ -127,6 +127,8 @@ var skipTypes = []string{"file-history-snapshot", "progress", "system", "summary
 
 var typePrefix = []byte(`{"type":"`)
 
+var usageKey = []byte(`"usage"`)
+
 // claudeBlock is what a content block says, as far as a reader cares.
 type claudeBlock struct {
 	typ, id, toolUseID, name, input []byte
@@ -137,6 +139,12 @@ type claudeBlock struct {
 // fields it needs are picked out while walking, everything else (message
 // text, thinking, tool output) is skipped at memchr speed.
 func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
+	if sink.ToolResult == nil && sink.ToolCall == nil && !bytes.Contains(line, usageKey) {
+		// A read for responses only (a report): a line without a usage
+		// object carries nothing it wants. A string cannot hide the key:
+		// its quotes would be escaped.
+		return
+	}
 	if bytes.HasPrefix(line, typePrefix) {
 		rest := line[len(typePrefix):]
 		for _, t := range skipTypes {

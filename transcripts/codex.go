@@ -104,6 +104,60 @@ var codexTags = [][]byte{
 	[]byte(`"inter_agent_communication`),
 }
 
+// codexUsageLine reports whether a line can matter to a read that wants
+// responses only (no tool results or calls, as a report): its type, and an
+// event's payload type, are read from the line's first fields (Codex writes
+// timestamp, type, then payload), so that the big lines of tool output,
+// reasoning and messages are passed over after a few bytes.
+func codexUsageLine(line []byte) bool {
+	var top string
+	payload := -1
+	_, err := walkFields(line, 0, func(k []byte, v int) (int, error) {
+		switch string(k) {
+		case "type":
+			val, end, err := span(line, v)
+			top = str(val)
+			if err == nil && top != "event_msg" {
+				return 0, errStop // the line's kind is known
+			}
+			if err == nil && payload >= 0 {
+				return 0, errStop // and its payload was passed already
+			}
+			return end, err
+		case "payload":
+			payload = v
+			if top == "event_msg" {
+				return 0, errStop
+			}
+		}
+		return skipValue(line, v)
+	})
+	if err != nil && err != errStop {
+		return false // not JSON: the full reading would pass it over too
+	}
+	switch top {
+	case "event_msg":
+		if payload < 0 || line[payload] != '{' {
+			return false
+		}
+		inner := ""
+		walkFields(line, payload, func(k []byte, v int) (int, error) {
+			if string(k) != "type" {
+				return skipValue(line, v)
+			}
+			val, _, err := span(line, v)
+			if err == nil {
+				inner = str(val)
+			}
+			return 0, errStop
+		})
+		return inner == "token_count"
+	case "response_item", "compacted", "world_state":
+		return false
+	}
+	return true
+}
+
 type codexLineJSON struct {
 	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
@@ -162,6 +216,9 @@ type codexPayload struct {
 // codexLine handles one rollout line.
 func codexLine(line []byte, file string, fp *FilePos, sink *Sink) {
 	st := fp.Codex
+	if sink.ToolResult == nil && sink.ToolCall == nil && !codexUsageLine(line) {
+		return
+	}
 	hit := false
 	for _, tag := range codexTags {
 		if bytes.Contains(line, tag) {

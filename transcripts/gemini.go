@@ -269,6 +269,9 @@ func geminiLine(line []byte, file string, st *geminiState, sink *Sink) {
 	if !hit {
 		return
 	}
+	if sink.ToolResult == nil && sink.ToolCall == nil && geminiTokensLine(line, file, st, sink) {
+		return
+	}
 	var r geminiRecord
 	if err := json.Unmarshal(line, &r); err != nil {
 		return
@@ -289,6 +292,57 @@ func geminiLine(line []byte, file string, st *geminiState, sink *Sink) {
 		}
 	}
 }
+
+// geminiTokensLine is geminiLine for a read of responses only (a report):
+// it picks a message's id, type, time, model and tokens out of the line
+// without decoding its text and tool output, which are most of its bytes.
+// It reports false for a line it leaves to the full decoding: a $set
+// snapshot, or fields of an unexpected type.
+func geminiTokensLine(line []byte, file string, st *geminiState, sink *Sink) bool {
+	if bytes.Contains(line, setKey) {
+		return false
+	}
+	var id, typ, ts, model, tokens []byte
+	_, err := walkFields(line, 0, func(k []byte, v int) (int, error) {
+		var end int
+		var err error
+		switch string(k) {
+		case "id":
+			id, end, err = span(line, v)
+		case "type":
+			typ, end, err = span(line, v)
+		case "timestamp":
+			ts, end, err = span(line, v)
+		case "model":
+			model, end, err = span(line, v)
+		case "tokens":
+			tokens, end, err = span(line, v)
+		default:
+			return skipValue(line, v)
+		}
+		return end, err
+	})
+	if err != nil {
+		return true // not JSON: passed over, as the full decoding does
+	}
+	for _, v := range [][]byte{id, typ, ts, model} {
+		if len(v) > 0 && v[0] != '"' && string(v) != "null" {
+			return false
+		}
+	}
+	if str(typ) != "gemini" || str(id) == "" || len(tokens) == 0 || string(tokens) == "null" {
+		return true
+	}
+	var t geminiTokens
+	if json.Unmarshal(tokens, &t) != nil {
+		return false
+	}
+	r := geminiRecord{ID: str(id), Type: "gemini", Timestamp: str(ts), Model: str(model), Tokens: &t}
+	geminiTokensOf(&r, file, st, sink)
+	return true
+}
+
+var setKey = []byte(`"$set"`)
 
 // geminiTokensOf yields a message's tokens when they differ from what was
 // yielded for its id before, with Counted set to that.

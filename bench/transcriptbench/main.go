@@ -22,10 +22,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
+	"github.com/runaway-guard/runaway/bench/measure"
 	"github.com/runaway-guard/runaway/pricing"
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -102,26 +101,26 @@ func run(mb, runs int, ccusage, baseline string) error {
 	home := filepath.Join(dir, "home")
 	replayEnv := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_DATA_HOME="+filepath.Join(home, "data"))
-	contenders := []*contender{
-		{name: "reader", cmd: func() *exec.Cmd { return exec.Command(self, "-read", main) }},
-		{name: "replay", cmd: func() *exec.Cmd {
+	contenders := []*measure.Contender{
+		{Name: "reader", Cmd: func() *exec.Cmd { return exec.Command(self, "-read", main) }},
+		{Name: "replay", Cmd: func() *exec.Cmd {
 			c := exec.Command(runaway, "replay", main, "--json")
 			c.Env = replayEnv
 			return c
 		}},
 	}
 	if baseline != "" {
-		contenders = append(contenders, &contender{name: "baseline", cmd: func() *exec.Cmd {
+		contenders = append(contenders, &measure.Contender{Name: "baseline", Cmd: func() *exec.Cmd {
 			c := exec.Command(baseline, "replay", main, "--json")
 			c.Env = replayEnv
 			return c
 		}})
 	}
-	var cc *contender
+	var cc *measure.Contender
 	if _, err := os.Stat(ccusage); err != nil {
 		fmt.Printf("ccusage not found at %s: run go run ./bench/ccusagecompare first\n", ccusage)
 	} else {
-		cc = &contender{name: "ccusage", cmd: func() *exec.Cmd {
+		cc = &measure.Contender{Name: "ccusage", Cmd: func() *exec.Cmd {
 			c := exec.Command(ccusage, "claude", "session", "--json", "--offline")
 			c.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"), "HOME="+dir)
 			return c
@@ -132,30 +131,30 @@ func run(mb, runs int, ccusage, baseline string) error {
 	// of the machine falls on all of them alike.
 	for i := 0; i < runs; i++ {
 		for _, c := range contenders {
-			if err := c.run(); err != nil {
+			if err := c.Run(); err != nil {
 				return err
 			}
 		}
 	}
 	mbs := float64(total) / (1 << 20)
-	fmt.Printf("medians of %d alternated runs (each a fresh process; cpu is user+sys of all threads):\n", runs)
+	fmt.Printf("load average %s; medians of %d alternated runs (each a fresh process; cpu is user+sys of all threads):\n", measure.Loadavg(), runs)
 	for _, c := range contenders {
-		w := median(c.wall)
-		fmt.Printf("%-8s wall %6.3f s  %7.1f MB/s  cpu %6.3f s  peak RSS %6.1f MB\n", c.name, w.Seconds(), mbs/w.Seconds(), median(c.cpu).Seconds(), float64(c.rss)/1024)
+		w := measure.Median(c.Wall)
+		fmt.Printf("%-8s wall %6.3f s  %7.1f MB/s  cpu %6.3f s  peak RSS %6.1f MB\n", c.Name, w.Seconds(), mbs/w.Seconds(), measure.Median(c.CPU).Seconds(), float64(c.RSS)/1024)
 	}
 	replay := contenders[1]
 	if cc != nil {
-		fmt.Printf("ccusage/replay: wall %.2fx, cpu %.2fx, peak memory %.2fx\n", ratio(cc.wall, replay.wall), ratio(cc.cpu, replay.cpu), float64(cc.rss)/float64(replay.rss))
-		fmt.Printf("ccusage/reader: wall %.2fx, cpu %.2fx\n", ratio(cc.wall, contenders[0].wall), ratio(cc.cpu, contenders[0].cpu))
+		fmt.Printf("ccusage/replay: wall %.2fx, cpu %.2fx, peak memory %.2fx\n", measure.Ratio(cc.Wall, replay.Wall), measure.Ratio(cc.CPU, replay.CPU), float64(cc.RSS)/float64(replay.RSS))
+		fmt.Printf("ccusage/reader: wall %.2fx, cpu %.2fx\n", measure.Ratio(cc.Wall, contenders[0].Wall), measure.Ratio(cc.CPU, contenders[0].CPU))
 	}
 	if baseline != "" {
-		fmt.Printf("baseline/replay: wall %.2fx, cpu %.2fx\n", ratio(contenders[2].wall, replay.wall), ratio(contenders[2].cpu, replay.cpu))
+		fmt.Printf("baseline/replay: wall %.2fx, cpu %.2fx\n", measure.Ratio(contenders[2].Wall, replay.Wall), measure.Ratio(contenders[2].CPU, replay.CPU))
 	}
 
 	// Same totals, or the speed means nothing.
 	var ours, read pricing.Ledger
-	json.Unmarshal([]byte(replay.out), &ours)
-	json.Unmarshal([]byte(contenders[0].out), &read)
+	json.Unmarshal([]byte(replay.Out), &ours)
+	json.Unmarshal([]byte(contenders[0].Out), &read)
 	tokens := func(l pricing.Ledger) (in, out int64) {
 		for _, m := range l.Models {
 			in, out = in+m.InputTokens, out+m.OutputTokens
@@ -172,44 +171,12 @@ func run(mb, runs int, ccusage, baseline string) error {
 				OutputTokens int64 `json:"outputTokens"`
 			} `json:"totals"`
 		}
-		json.Unmarshal([]byte(cc.out), &theirs)
+		json.Unmarshal([]byte(cc.Out), &theirs)
 		fmt.Printf(", ccusage %d/%d", theirs.Totals.InputTokens, theirs.Totals.OutputTokens)
 	}
 	fmt.Println()
 	return nil
 }
-
-// contender is one program the bench times.
-type contender struct {
-	name      string
-	cmd       func() *exec.Cmd
-	wall, cpu []time.Duration
-	rss       int64 // KiB, the largest seen
-	out       string
-}
-
-func (c *contender) run() error {
-	cmd := c.cmd()
-	start := time.Now()
-	b, err := cmd.Output()
-	el := time.Since(start)
-	if err != nil {
-		return fmt.Errorf("%s: %v", c.name, err)
-	}
-	c.wall = append(c.wall, el)
-	c.cpu = append(c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-	c.rss = max(c.rss, peakRSS(cmd.ProcessState))
-	c.out = string(b)
-	return nil
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ratio(a, b []time.Duration) float64 { return median(a).Seconds() / median(b).Seconds() }
 
 // buildRunaway builds the runaway command of this tree into dir, static, as
 // the README says to build it.

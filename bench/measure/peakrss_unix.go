@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package measure
 
 import (
 	"os"
@@ -8,8 +8,8 @@ import (
 	"syscall"
 )
 
-// peakRSS is a finished process's peak memory in KiB.
-func peakRSS(ps *os.ProcessState) int64 {
+// PeakRSS is a finished process's peak memory in KiB.
+func PeakRSS(ps *os.ProcessState) int64 {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok {
 		return 0
