@@ -53,6 +53,9 @@ type sessionState struct {
 	Dups int `json:"dups,omitempty"`
 	// Last is the newest response's time (Unix seconds).
 	Last int64 `json:"last,omitempty"`
+	// Shared: the session holds responses another session holds too (a
+	// copy); making it again makes every session again.
+	Shared bool `json:"shared,omitempty"`
 	seen bool
 }
 
@@ -89,14 +92,16 @@ type cache struct {
 	Prices   string                   `json:"prices"`
 	Sessions map[string]*sessionState `json:"sessions"`
 	// Keys maps each counted response (its 64-bit key) to the session that
-	// counted it (a 32-bit hash of the session's cache id), 12 bytes each.
+	// counted it (a 32-bit hash of the session's cache id) and the usage
+	// counted for it: 8 + 4 bytes and the usage's fields as varints.
 	Keys []byte `json:"keys,omitempty"`
 	// CodexMeta is each rollout's first line, by path; OpenCodeMarks the
 	// newest message update read from each OpenCode database.
 	CodexMeta     map[string]codexMetaEntry `json:"codex_meta,omitempty"`
 	OpenCodeMarks map[string]int64          `json:"opencode_marks,omitempty"`
 
-	owners   map[uint64]uint32
+	owners   map[uint64]counted
+	byOwner  map[uint32]*sessionState
 	metaSeen map[string]bool
 }
 
@@ -108,7 +113,7 @@ func newCache(prices string) *cache {
 
 func (c *cache) init() {
 	if c.owners == nil {
-		c.owners = map[uint64]uint32{}
+		c.owners = map[uint64]counted{}
 	}
 	if c.CodexMeta == nil {
 		c.CodexMeta = map[string]codexMetaEntry{}
@@ -130,9 +135,19 @@ func loadCache(path, prices string) *cache {
 	if json.Unmarshal(b, &c) != nil || c.Version != cacheVersion || c.Prices != prices || c.Sessions == nil {
 		return newCache(prices)
 	}
-	c.owners = make(map[uint64]uint32, len(c.Keys)/12)
-	for i := 0; i+12 <= len(c.Keys); i += 12 {
-		c.owners[binary.LittleEndian.Uint64(c.Keys[i:])] = binary.LittleEndian.Uint32(c.Keys[i+8:])
+	c.owners = make(map[uint64]counted, len(c.Keys)/20)
+	for b := c.Keys; len(b) >= 12; {
+		k := binary.LittleEndian.Uint64(b)
+		v := counted{owner: binary.LittleEndian.Uint32(b[8:])}
+		b = b[12:]
+		for _, f := range v.fields() {
+			n, w := binary.Uvarint(b)
+			if w <= 0 {
+				return newCache(prices)
+			}
+			*f, b = int64(n), b[w:]
+		}
+		c.owners[k] = v
 	}
 	c.init()
 	return &c
@@ -147,9 +162,12 @@ func (c *cache) save(path string) error {
 		}
 	}
 	c.Keys = c.Keys[:0]
-	for k, o := range c.owners {
+	for k, v := range c.owners {
 		c.Keys = binary.LittleEndian.AppendUint64(c.Keys, k)
-		c.Keys = binary.LittleEndian.AppendUint32(c.Keys, o)
+		c.Keys = binary.LittleEndian.AppendUint32(c.Keys, v.owner)
+		for _, f := range v.fields() {
+			c.Keys = binary.AppendUvarint(c.Keys, uint64(max(*f, 0)))
+		}
 	}
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -175,6 +193,18 @@ func (c *cache) save(path string) error {
 	return werr
 }
 
+// counted is a response counted once across sessions: which session
+// counted it, and the largest usage counted for it.
+type counted struct {
+	owner uint32
+	usage transcripts.Usage
+}
+
+func (c *counted) fields() []*int64 {
+	u := &c.usage
+	return []*int64{&u.Input, &u.Output, &u.CacheRead, &u.CacheCreation, &u.CacheWrite5m, &u.CacheWrite1h, &u.WebSearch}
+}
+
 // owner is the 32-bit name of a session in Keys.
 func owner(id string) uint32 {
 	h := fnv.New32a()
@@ -187,7 +217,7 @@ func owner(id string) uint32 {
 func (c *cache) forget(id string) {
 	o := owner(id)
 	for k, v := range c.owners {
-		if v == o {
+		if v.owner == o {
 			delete(c.owners, k)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+
+	"github.com/runaway-guard/runaway/transcripts"
 )
 
 // Options say where to read from and how to price.
@@ -82,6 +84,25 @@ func Collect(ctx context.Context, o Options) (*History, error) {
 	if o.CachePath != "" {
 		c = loadCache(o.CachePath, o.PricesID)
 	}
+	h, rebuild := c.collect(ctx, o)
+	if rebuild {
+		// A session that shared responses with another was made again or
+		// is gone: how much each one counted of what they share is known
+		// only from reading them all.
+		c = newCache(o.PricesID)
+		h, _ = c.collect(ctx, o)
+	}
+	if o.CachePath != "" {
+		if err := c.save(o.CachePath); err != nil {
+			h.Notes = append(h.Notes, fmt.Sprintf("the report's cache %s could not be written (the next report reads everything again): %v", o.CachePath, err))
+		}
+	}
+	return h, nil
+}
+
+// collect reads what is new into c; it stops early, reporting rebuild, when
+// a session that shares responses with another has to be made again.
+func (c *cache) collect(ctx context.Context, o Options) (h *History, rebuild bool) {
 	var n notes
 	var jobs []*job
 	seen := map[string]bool{}
@@ -101,12 +122,19 @@ func Collect(ctx context.Context, o Options) (*History, error) {
 			jobs = append(jobs, &job{ref: ref, src: src, st: st, done: make(chan struct{})})
 		}
 	}
-	for id := range c.Sessions {
+	for id, st := range c.Sessions {
 		if !seen[id] {
+			if st.Shared {
+				return nil, true
+			}
 			// Its file is gone: a report shows what is on disk.
 			c.forget(id)
 			delete(c.Sessions, id)
 		}
+	}
+	c.byOwner = make(map[uint32]*sessionState, len(c.Sessions))
+	for id, st := range c.Sessions {
+		c.byOwner[owner(id)] = st
 	}
 	// Sessions are read on all cores and merged in a fixed order, so that
 	// which copy of a repeated response counts does not depend on timing.
@@ -125,7 +153,8 @@ func Collect(ctx context.Context, o Options) (*History, error) {
 			}
 		})
 	}
-	h := &History{}
+	h = &History{}
+	defer wg.Wait()
 	for i, j := range jobs {
 		<-j.done
 		if o.Progress != nil {
@@ -136,26 +165,27 @@ func Collect(ctx context.Context, o Options) (*History, error) {
 		}
 		id := j.ref.id()
 		if j.restarted {
+			if c.Sessions[id].Shared {
+				for _, rest := range jobs[i+1:] {
+					<-rest.done
+				}
+				return nil, true
+			}
 			c.forget(id)
 			c.Sessions[id] = j.st
+			c.byOwner[owner(id)] = j.st
 		}
 		if len(j.recs) > 0 {
 			h.Read++
 		}
-		c.merge(id, j.st, j.recs)
+		c.merge(id, j.st, j.recs, o.Pricer)
 		j.recs = nil
-	}
-	wg.Wait()
-	if o.CachePath != "" {
-		if err := c.save(o.CachePath); err != nil {
-			n.add("the report's cache %s could not be written (the next report reads everything again): %v", o.CachePath, err)
-		}
 	}
 	for _, st := range c.Sessions {
 		h.Sessions = append(h.Sessions, st)
 	}
 	h.Notes = n.list
-	return h, nil
+	return h, false
 }
 
 // read reads what is new in the job's session; a session whose files were
@@ -173,18 +203,31 @@ func (j *job) read(ctx context.Context, p Pricer) {
 }
 
 // merge adds a session's new records to its buckets, each response once
-// across all sessions.
-func (c *cache) merge(id string, st *sessionState, recs []Record) {
+// across all sessions, with the largest usage any of them reported for it
+// (a copy made while a response was still being written holds a part).
+func (c *cache) merge(id string, st *sessionState, recs []Record, p Pricer) {
 	o := owner(id)
 	for _, r := range recs {
 		if r.Key != 0 {
-			if cur, ok := c.owners[r.Key]; ok && cur != o {
-				if r.Counted == (Record{}).Counted {
-					st.Dups++
+			cur, ok := c.owners[r.Key]
+			if ok && cur.owner != o {
+				st.Shared = true
+				if other := c.byOwner[cur.owner]; other != nil {
+					other.Shared = true
 				}
-				continue
+				if r.Usage.Total() <= cur.usage.Total() {
+					if r.Counted == (transcripts.Usage{}) {
+						st.Dups++
+					}
+					continue
+				}
+				// More than the other session counted: the growth counts here.
+				usd, est := p.Cost(r.Model, r.Usage)
+				was, west := p.Cost(r.Model, cur.usage)
+				r.Counted, r.USD, r.Estimated = cur.usage, usd-was, est || west
+				cur.owner = o
 			}
-			c.owners[r.Key] = o
+			c.owners[r.Key] = counted{owner: o, usage: r.Usage}
 		}
 		if r.Time <= 0 {
 			r.Time = st.Last // a line without a time: the time before it
