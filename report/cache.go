@@ -45,7 +45,7 @@ type sessionState struct {
 	Files map[string]transcripts.Position `json:"files,omitempty"`
 	// OpenCode: the newest message update already read, and what each
 	// message yielded (a message is rewritten while it streams).
-	Mark     int64            `json:"mark,omitempty"`
+	Mark     int64             `json:"mark,omitempty"`
 	Messages map[string]Record `json:"msgs,omitempty"`
 
 	Buckets []bucket `json:"b,omitempty"`
@@ -56,7 +56,7 @@ type sessionState struct {
 	// Shared: the session holds responses another session holds too (a
 	// copy); making it again makes every session again.
 	Shared bool `json:"shared,omitempty"`
-	seen bool
+	seen   bool
 }
 
 // add puts one record into its bucket.

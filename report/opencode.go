@@ -38,18 +38,18 @@ func opencodeDB(env Env) string {
 // ocMessage is an assistant message's row: OpenCode keeps its usage and
 // its own cost in the message's JSON.
 type ocMessage struct {
-	ID        string  `json:"id"`
-	Session   string  `json:"session_id"`
-	Updated   int64   `json:"time_updated"`
-	Created   int64   `json:"created"`
-	Model     string  `json:"model"`
-	Provider  string  `json:"provider"`
-	Cost      float64 `json:"cost"`
-	Input     int64   `json:"input"`
-	Output    int64   `json:"output"`
-	Reasoning int64   `json:"reasoning"`
-	CacheRead int64   `json:"cache_read"`
-	CacheWrite int64  `json:"cache_write"`
+	ID         string  `json:"id"`
+	Session    string  `json:"session_id"`
+	Updated    int64   `json:"time_updated"`
+	Created    int64   `json:"created"`
+	Model      string  `json:"model"`
+	Provider   string  `json:"provider"`
+	Cost       float64 `json:"cost"`
+	Input      int64   `json:"input"`
+	Output     int64   `json:"output"`
+	Reasoning  int64   `json:"reasoning"`
+	CacheRead  int64   `json:"cache_read"`
+	CacheWrite int64   `json:"cache_write"`
 }
 
 type ocSession struct {
