@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/transcripts"
 )
 
@@ -127,7 +129,12 @@ func (c *cache) init() {
 // loadCache reads the cache at path; a missing, unreadable, older or
 // differently priced cache is an empty one (the report reads everything).
 func loadCache(path, prices string) *cache {
-	b, err := os.ReadFile(path)
+	f, err := ownfiles.OpenRegular(path, os.O_RDONLY, 0)
+	if err != nil {
+		return newCache(prices)
+	}
+	b, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return newCache(prices)
 	}
@@ -176,21 +183,8 @@ func (c *cache) save(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-cache-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(b)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-	}
-	return werr
+	// Fast: a cache lost in a crash is only read again from the sessions.
+	return ownfiles.WriteFile(path, b, 0o600, ownfiles.Fast)
 }
 
 // counted is a response counted once across sessions: which session

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // DecisionEntry is one decision from runaway's decision log: what the
@@ -24,7 +26,7 @@ type DecisionEntry struct {
 func ReadDecisions(paths ...string) ([]DecisionEntry, error) {
 	var out []DecisionEntry
 	for _, p := range paths {
-		f, err := os.Open(p)
+		f, err := ownfiles.OpenRegular(p, os.O_RDONLY, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -273,7 +273,7 @@ func TestCodexSessionFindsSubagentRollouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta, err := ReadCodexMeta(filepath.Join(day2, "rollout-2026-06-01T10-00-00-019e9999-0000-7000-8000-000000000002.jsonl.zst"))
-	if err != nil || meta != (CodexMeta{ThreadID: "019e9999-0000-7000-8000-000000000002", RootID: root, ParentID: root}) {
+	if err != nil || meta != (CodexMeta{ThreadID: "019e9999-0000-7000-8000-000000000002", RootID: root, ParentID: root, Cwd: "/repo"}) {
 		t.Errorf("child meta %+v (%v)", meta, err)
 	}
 	files, err := CodexSessionFiles(parent)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
+	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/pricing"
 	"github.com/runaway-guard/runaway/report"
 )
@@ -136,7 +137,7 @@ func runReport(ctx context.Context, stdout, stderr io.Writer, o reportOptions) e
 	}
 	opts := report.Options{Env: os.Getenv, Pricer: pricer, PricesID: pricesID(policy)}
 	if !o.noCache {
-		opts.CachePath = filepath.Join(stateDir(), report.CacheName)
+		opts.CachePath = filepath.Join(ownfiles.UserDirs().State, report.CacheName)
 	}
 	if isTerminal(stderr) {
 		opts.Progress = progress(stderr)
@@ -153,8 +154,8 @@ func runReport(ctx context.Context, stdout, stderr io.Writer, o reportOptions) e
 	if err != nil {
 		return &userError{msg: "reading the agents' sessions: " + err.Error(), hints: []string{"runaway report --no-cache"}}
 	}
-	dir := stateDir()
-	decisions, err := report.ReadDecisions(filepath.Join(dir, guard.DecisionLogName+".1"), filepath.Join(dir, guard.DecisionLogName))
+	log := ownfiles.UserDirs().DecisionLogFile()
+	decisions, err := report.ReadDecisions(log+".1", log)
 	if err != nil {
 		h.Notes = append(h.Notes, "runaway's decision log could not be read: "+err.Error())
 	}
