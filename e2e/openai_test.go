@@ -53,6 +53,9 @@ const resumeMarker = "E2E-RESUME"
 // compaction never leads to another one.
 var compactionUsage = codexUsage{Input: 2000, Output: 200}
 
+// titleUsage is what the TUI's thread-title request reports.
+var titleUsage = codexUsage{Input: 1000, Output: 10}
+
 // openaiServer is a fake OpenAI Responses API on 127.0.0.1.
 type openaiServer struct {
 	*fakeServer
@@ -68,7 +71,7 @@ type openaiServer struct {
 // openaiRequestLog is what the tests can see of each request.
 type openaiRequestLog struct {
 	Session     string
-	Kind        string // "turn" or "compaction"
+	Kind        string // "turn", "compaction" or "title"
 	Model       string
 	ToolOutputs int    // in the request (they count from 0 again after a compaction)
 	Answer      string // the command run, or "text"
@@ -107,7 +110,8 @@ func (s *openaiServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var meta struct {
-		RequestKind string `json:"request_kind"`
+		RequestKind  string `json:"request_kind"`
+		ThreadSource string `json:"thread_source"`
 	}
 	_ = json.Unmarshal([]byte(r.Header.Get("x-codex-turn-metadata")), &meta)
 	session := r.Header.Get("session-id")
@@ -118,7 +122,12 @@ func (s *openaiServer) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	kind := "turn"
-	if meta.RequestKind == "compaction" || len(req.Tools) == 0 {
+	switch {
+	case meta.ThreadSource == "thread_title":
+		// The TUI's extra request that names a new thread: it writes no
+		// rollout, so its usage is in none.
+		kind = "title"
+	case meta.RequestKind == "compaction" || len(req.Tools) == 0:
 		kind = "compaction"
 	}
 
@@ -141,6 +150,8 @@ func (s *openaiServer) serve(w http.ResponseWriter, r *http.Request) {
 	case kind == "compaction":
 		s.compacted[session] = s.compacted[session] + outputs
 		turn = codexTurn{Text: "Summary: the commands were run.", Usage: compactionUsage}
+	case kind == "title":
+		turn = codexTurn{Text: "Scripted commands", Usage: titleUsage}
 	case !overrun && step < len(turns):
 		turn = turns[step]
 	}
