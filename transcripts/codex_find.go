@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/runaway-guard/runaway/ownfiles"
-	"github.com/runaway-guard/runaway/transcripts/zstd"
 )
 
 // undecidedWait is how long a rollout without its session_meta line holds
@@ -162,8 +161,12 @@ func readCodexMeta(path string) (codexMeta, bool) {
 	}
 	defer f.Close()
 	var r io.Reader = f
-	if strings.HasSuffix(path, ".zst") {
-		dec := zstd.NewReader(f)
+	if isCompressed(path) {
+		dec, err := openCompressed(path)
+		if err != nil {
+			return codexMeta{}, false
+		}
+		defer dec.Close()
 		r = dec
 	}
 	br := bufio.NewReaderSize(r, 64<<10)

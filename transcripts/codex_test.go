@@ -244,6 +244,7 @@ func TestCodexForkReplayNotCounted(t *testing.T) {
 // the replayed parent prefix left out; .jsonl.zst rollouts read too.
 func TestCodexSessionFindsSubagentRollouts(t *testing.T) {
 	real := realFixtures(t)
+	withSystemUnzstd(t)
 	parentSrc := filepath.Join(real, "codex/codemie-ai__codemie-code/src/agents/plugins/codex/__tests__/fixtures/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")
 	sessions := filepath.Join(t.TempDir(), "sessions")
 	day1 := filepath.Join(sessions, "2026", "05", "11")

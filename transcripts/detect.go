@@ -6,11 +6,9 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/ownfiles"
-	"github.com/runaway-guard/runaway/transcripts/zstd"
 )
 
 // ErrUnknownFormat is returned by Detect for a file that is no Claude Code
@@ -32,8 +30,12 @@ func Detect(path string) (agent.ID, error) {
 	}
 	defer f.Close()
 	var r io.Reader = f
-	if strings.HasSuffix(path, ".zst") {
-		dec := zstd.NewReader(f)
+	if isCompressed(path) {
+		dec, err := openCompressed(path)
+		if err != nil {
+			return "", err
+		}
+		defer dec.Close()
 		r = dec
 	}
 	br := bufio.NewReaderSize(r, 64<<10)

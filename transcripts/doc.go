@@ -89,8 +89,9 @@
 // so that its state stays small).
 // A file that shrank or was replaced (other inode, or its first bytes
 // changed) is read again from the start, without yielding what it yielded
-// before. .jsonl.zst rollouts are decompressed from the start
-// on every call (they are archived files that do not grow).
+// before. .jsonl.zst rollouts (archived by Codex; they do not grow) are
+// read only where Unzstd is set, as replay sets it, from the start on
+// every read; the hook gets a *CompressedError (see archive.go).
 //
 // Dedupe of Claude responses is per file: one response's lines are written
 // next to each other in one file (the largest usage of the last few wins);

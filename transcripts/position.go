@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/runaway-guard/runaway/ownfiles"
-	"github.com/runaway-guard/runaway/transcripts/zstd"
 )
 
 // MaxLine is the longest line a reader decodes; longer lines are skipped by
@@ -183,7 +182,7 @@ func (p *Position) absPath(rel string) string {
 // hitting its deadline still gets through the file. A missing file is not an
 // error: it may not exist yet.
 func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn func(line []byte)) (more bool, err error) {
-	zst := strings.HasSuffix(abs, ".zst")
+	zst := isCompressed(abs)
 	// The common case on the hook's path: a subagent file that has not
 	// grown. One stat, no open.
 	if fi, err := os.Stat(abs); err != nil {
@@ -229,7 +228,11 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 
 	var r io.Reader = f
 	if zst {
-		dec := zstd.NewReader(f)
+		dec, err := openCompressed(abs)
+		if err != nil {
+			return false, err
+		}
+		defer dec.Close()
 		if _, err := io.CopyN(io.Discard, dec, fp.Off); err != nil {
 			return false, fmt.Errorf("decompressing %s: %w", abs, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -130,13 +131,12 @@ func replayPolicyFrom(cmd *cobra.Command, o replayOptions) (configs.Policy, erro
 }
 
 func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, error) {
-	hints := []string{"ls ~/.claude/projects/*/ ~/.codex/sessions/*/*/*/ ~/.gemini/tmp/*/chats/"}
+	// Archived Codex rollouts (.jsonl.zst) are read through the system's
+	// zstd; the hook reads none.
+	transcripts.Unzstd = transcripts.SystemUnzstd
 	who, err := transcripts.Detect(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			err = fs.ErrNotExist
-		}
-		return nil, failf(hints, "cannot read %s: %v", path, err)
+		return nil, cannotRead("read", path, err)
 	}
 	policy, err := replayPolicyFrom(cmd, o)
 	if err != nil {
@@ -155,7 +155,7 @@ func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, er
 	}
 	r := &replayReport{Agent: who, Ledger: pricing.Ledger{Models: map[string]*pricing.ModelSpend{}}}
 	if r.Files, err = list(path); err != nil {
-		return nil, failf(hints, "cannot read %s: %v", path, err)
+		return nil, cannotRead("read", path, err)
 	}
 	// One pass: the replay's read also totals the cost.
 	pricer, _ := guard.NewPricer(policy)
@@ -163,7 +163,7 @@ func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, er
 		r.Add(table, resp.Model, pricing.Usage(resp.Usage), pricing.Usage(resp.Counted))
 	})
 	if err != nil {
-		return nil, failf(hints, "cannot replay %s: %v", path, err)
+		return nil, cannotRead("replay", path, err)
 	}
 	if r.Decisions == nil {
 		r.Decisions = []guard.ReplayDecision{}
@@ -221,4 +221,25 @@ func printReplayDecisions(w io.Writer, r *replayReport) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", d.Call, d.Tool, d.Wire, d.Decision, pricing.Dollars(d.SpendUSD), d.Reason)
 	}
 	tw.Flush()
+}
+
+// cannotRead is the error for a session replay cannot read or replay,
+// naming the path once.
+func cannotRead(verb, path string, err error) error {
+	var ce *transcripts.CompressedError
+	if errors.As(err, &ce) {
+		again := "runaway replay " + configs.ShellQuote(path)
+		return failf([]string{
+			"install zstd (apt install zstd, brew install zstd), then: " + again,
+			"or decompress it: zstd -d " + configs.ShellQuote(ce.Path) + ", then: runaway replay " + configs.ShellQuote(strings.TrimSuffix(ce.Path, ".zst")),
+		}, "%s is a compressed archived rollout, and zstd is not installed here", ce.Path)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		err = fs.ErrNotExist
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return failf([]string{"ls ~/.claude/projects/*/ ~/.codex/sessions/*/*/*/ ~/.gemini/tmp/*/chats/"}, "cannot %s %s: %v", verb, path, err)
 }
