@@ -11,13 +11,23 @@ cache="${RUNAWAY_E2E_CACHE:-$HOME/.cache/runaway-e2e}"
 mkdir -p "$cache"
 
 # The agents write into their homes even for --version (Codex makes
-# ~/.codex/tmp): run them with every home in a scratch folder, never the real one.
+# ~/.codex/tmp), and so do their npm install scripts (OpenCode's postinstall
+# runs `opencode --version`, which makes ~/.config/opencode): npm and the
+# agents run with every home in a scratch folder, never the caller's. npm
+# keeps reading the caller's npmrc (a registry or proxy set there) and
+# caches its downloads beside the agents.
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
+mkdir -m 700 "$scratch/.run"
+npmrc="${NPM_CONFIG_USERCONFIG:-${npm_config_userconfig:-$HOME/.npmrc}}"
 in_scratch() {
-  env HOME="$scratch" CODEX_HOME="$scratch/.codex" CLAUDE_CONFIG_DIR="$scratch/.claude" \
-    GEMINI_CLI_HOME="$scratch" XDG_CONFIG_HOME="$scratch/.config" XDG_DATA_HOME="$scratch/.local/share" \
-    XDG_STATE_HOME="$scratch/.local/state" XDG_CACHE_HOME="$scratch/.cache" "$@"
+  env -u OPENCODE_CONFIG -u OPENCODE_CONFIG_DIR HOME="$scratch" USERPROFILE="$scratch" \
+    CODEX_HOME="$scratch/.codex" CLAUDE_CONFIG_DIR="$scratch/.claude" GEMINI_CLI_HOME="$scratch" \
+    COPILOT_HOME="$scratch/.copilot" QWEN_HOME="$scratch/.qwen" \
+    XDG_CONFIG_HOME="$scratch/.config" XDG_DATA_HOME="$scratch/.local/share" \
+    XDG_STATE_HOME="$scratch/.local/state" XDG_CACHE_HOME="$scratch/.cache" XDG_BIN_HOME="$scratch/.local/bin" \
+    XDG_RUNTIME_DIR="$scratch/.run" \
+    npm_config_userconfig="$npmrc" npm_config_cache="$cache/.npm" "$@"
 }
 
 # The folder name for a pin: "@openai/codex@0.169.0" -> "openai-codex@0.169.0".
@@ -49,7 +59,7 @@ grep -v '^[[:space:]]*\(#\|$\)' "$here/agents.txt" | while read -r pin; do
     for i in 1 2 3 4; do
       # A half-finished install is thrown away, so a retry starts clean.
       rm -rf "$dest" && mkdir -p "$dest"
-      if npm install --prefix "$dest" --no-audit --no-fund --no-save --loglevel=error "$pin" >"$dest.log" 2>&1 \
+      if in_scratch npm install --prefix "$dest" --no-audit --no-fund --no-save --loglevel=error "$pin" >"$dest.log" 2>&1 \
         && in_scratch "$exe" --version >/dev/null 2>&1; then
         touch "$dest/.complete"
         break

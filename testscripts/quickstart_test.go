@@ -60,7 +60,7 @@ func quickStart(t *testing.T, readme string) string {
 // isolated is the environment with HOME and the XDG folders in home.
 func isolated(home string) []string {
 	env := os.Environ()
-	for k, v := range homeVars(home, filepath.Join(home, "run")) {
+	for k, v := range homeVars(home) {
 		env = append(env, k+"="+v)
 	}
 	for _, k := range agentVars {
@@ -107,5 +107,69 @@ func TestInstallAgentsPrintsVersions(t *testing.T) {
 	want := "install-agents: codex codex-cli 0.169.0 (" + filepath.Join(installed, "node_modules", ".bin", "codex") + ")"
 	if !strings.Contains(string(out), want+"\n") {
 		t.Fatalf("install-agents.sh printed:\n%s\nwant the line %q", out, want)
+	}
+}
+
+// install-agents.sh runs npm and every agent with a scratch home: an
+// install script that writes into its home (OpenCode's postinstall runs
+// `opencode --version`, which makes ~/.config/opencode) leaves the caller's
+// home as it was (issue 20, item 2). A fake npm stands in for the real one.
+func TestInstallAgentsKeepsTheCallersHome(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	src, err := os.ReadFile(filepath.Join("..", "e2e", "install-agents.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(path, data string, mode os.FileMode) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "e2e", "install-agents.sh"), string(src), 0o755)
+	write(filepath.Join(dir, "e2e", "agents.txt"), "opencode-ai@1.18.33\n", 0o644)
+	// npm install --prefix DEST …: installs an opencode that, like the real
+	// one, makes its folders in its home, and runs it as a postinstall would.
+	opencode := `#!/bin/sh
+mkdir -p "${XDG_CONFIG_HOME:-$HOME/.config}/opencode" "$HOME/.local/share/opencode" "$HOME/.cache/opencode"
+echo 1.18.33
+`
+	npm := `#!/bin/sh
+mkdir -p "$HOME/.npm-was-here"
+while [ "$1" != --prefix ]; do shift; done
+bin="$2/node_modules/.bin"
+mkdir -p "$bin"
+cat >"$bin/opencode" <<'OC'
+` + opencode + `OC
+chmod +x "$bin/opencode"
+"$bin/opencode" --version >/dev/null
+`
+	write(filepath.Join(dir, "bin", "npm"), npm, 0o755)
+	home := filepath.Join(dir, "home")
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", filepath.Join(dir, "e2e", "install-agents.sh"))
+	cmd.Env = append(isolated(home), "RUNAWAY_E2E_CACHE="+filepath.Join(dir, "cache"),
+		"PATH="+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install-agents.sh: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "install-agents: opencode 1.18.33 (") {
+		t.Fatalf("install-agents.sh printed:\n%s\nwant opencode's version", out)
+	}
+	entries, err := os.ReadDir(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("install-agents.sh wrote %s into the caller's home", filepath.Join(home, e.Name()))
 	}
 }
