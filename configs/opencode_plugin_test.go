@@ -49,8 +49,15 @@ type pluginOutcome struct {
 }
 
 // runPlugin renders the plugin around a stand-in for runaway (a shell
-// script) and runs one hook through node.
+// script) and runs one hook through node. Its timeout is never reached,
+// however busy the machine.
 func runPlugin(t *testing.T, runaway, hook string) (pluginOutcome, []byte) {
+	t.Helper()
+	return runPluginWithin(t, runaway, hook, 2*time.Minute)
+}
+
+// runPluginWithin is runPlugin with the plugin's timeout for runaway.
+func runPluginWithin(t *testing.T, runaway, hook string, timeout time.Duration) (pluginOutcome, []byte) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -65,7 +72,7 @@ func runPlugin(t *testing.T, runaway, hook string) (pluginOutcome, []byte) {
 		}
 	}
 	plugin := filepath.Join(dir, "runaway.mjs")
-	if err := os.WriteFile(plugin, renderOpenCodePlugin(bin, 500*time.Millisecond), 0o644); err != nil {
+	if err := os.WriteFile(plugin, renderOpenCodePlugin(bin, timeout), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	driver := filepath.Join(dir, "driver.mjs")
@@ -172,16 +179,21 @@ func TestOpenCodePluginFailsOpen(t *testing.T) {
 		"not json":     "echo 'Welcome to your shell!'; echo '{\"deny\":\"x\"}'",
 		"deny not str": `echo '{"deny":true}'`,
 		"no decision":  "exit 0",
-		"hangs":        "exec sleep 30",
+		"hangs":        "exec sleep 600",
 		"killed":       "kill -9 $$",
 	} {
 		t.Run(name, func(t *testing.T) {
-			o, _ := runPlugin(t, script, "tool.execute.before")
+			timeout := 2 * time.Minute
+			if name == "hangs" {
+				timeout = 10 * time.Second
+			}
+			o, _ := runPluginWithin(t, script, "tool.execute.before", timeout)
 			if o.Error != nil {
 				t.Errorf("threw %q, want the call to go on", *o.Error)
 			}
-			if o.MS > 5000 {
-				t.Errorf("took %d ms; the plugin's timeout is 500 ms here", o.MS)
+			// Given up on long before the hang ends, even on a busy machine.
+			if o.MS > 300_000 {
+				t.Errorf("took %d ms; the plugin's timeout is 10 s here", o.MS)
 			}
 		})
 	}

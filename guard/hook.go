@@ -455,9 +455,7 @@ func (h *Hook) beforeModel(c *call, daily float64) Answer {
 	if v := s.Escalation.halted(c.in.promptKey()); v.Kind != None {
 		ans.Verdicts = append(ans.Verdicts, v)
 	}
-	for _, v := range spendWire(s, c.policy, daily) {
-		ans.Verdicts = append(ans.Verdicts, v)
-	}
+	ans.Verdicts = append(ans.Verdicts, spendWire(s, c.policy, daily)...)
 	if c.trip.Kind != None {
 		ans.Verdicts = append(ans.Verdicts, c.trip)
 	}

@@ -589,7 +589,6 @@ type shellEnv struct {
 	t      *checker
 	vars   map[string]expand.Variable
 	params []string // $1…; nil outside a function
-	cwd    *string
 }
 
 func (e *shellEnv) copy() *shellEnv {
