@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/runaway-guard/runaway/testhome"
 )
 
 // typicalClaudeCall is a Claude Code PreToolUse input as 2.1.328 sends it.
@@ -73,14 +75,7 @@ func median(ds []time.Duration) time.Duration {
 
 // hookEnv is an isolated home for the hook's state.
 func hookEnv(b *testing.B) []string {
-	home := b.TempDir()
-	return append(os.Environ(),
-		"HOME="+home,
-		"XDG_STATE_HOME="+filepath.Join(home, "state"),
-		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"CLAUDE_CONFIG_DIR="+filepath.Join(home, "claude"),
-		"CODEX_HOME="+filepath.Join(home, "codex"),
-	)
+	return testhome.Env(os.Environ(), b.TempDir())
 }
 
 // BenchmarkHookVsFloor times the whole `runaway hook` process on a typical

@@ -5,11 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runaway-guard/runaway/testhome"
 )
 
 func TestSettingsPaths(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
+	home := testhome.Isolate(t)
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("CODEX_HOME", "")
 	if got := ClaudeSettings().Path; got != filepath.Join(home, ".claude", "settings.json") {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runaway-guard/runaway/testhome"
 )
 
 // agent is one of the real harness binaries the tests drive, as pinned in
@@ -148,9 +150,5 @@ func TestAgentsArePinnedVersions(t *testing.T) {
 var versionHome = os.TempDir()
 
 func scratchHome() []string {
-	dir := versionHome
-	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "CODEX_HOME=" + filepath.Join(dir, ".codex"),
-		"CLAUDE_CONFIG_DIR=" + filepath.Join(dir, ".claude"), "GEMINI_CLI_HOME=" + dir,
-		"XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_DATA_HOME=" + filepath.Join(dir, ".local", "share"),
-		"XDG_STATE_HOME=" + filepath.Join(dir, ".local", "state"), "XDG_CACHE_HOME=" + filepath.Join(dir, ".cache")}
+	return testhome.Env([]string{"PATH=" + os.Getenv("PATH")}, versionHome)
 }

@@ -183,7 +183,7 @@ func (u *tui) ready() {
 func (u *tui) waitFor(re string, within time.Duration) {
 	u.t.Helper()
 	r := regexp.MustCompile(re)
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(patience * within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if r.MatchString(u.squashed()) {
 			return
 		}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/runaway-guard/runaway/testhome"
 )
 
 // commandNames are the runaway commands the scenarios need. They land on
@@ -22,7 +24,7 @@ func findCommands() {
 	defer os.RemoveAll(home)
 	for _, c := range commandNames {
 		cmd := exec.Command(runawayBin, c, "--help")
-		cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "XDG_STATE_HOME=" + home, "XDG_DATA_HOME=" + home, "XDG_BIN_HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		cmd.Env = testhome.Env([]string{"PATH=" + os.Getenv("PATH")}, home)
 		haveCommand[c] = cmd.Run() == nil
 	}
 }

@@ -23,12 +23,14 @@ import (
 	"testing"
 
 	"github.com/runaway-guard/runaway/testbin"
+	"github.com/runaway-guard/runaway/testhome"
 )
 
 // runawayBin is the runaway binary built once by TestMain.
 var runawayBin string
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
+// Every test runs with its homes in a temporary folder, never a real one.
+func TestMain(m *testing.M) { os.Exit(testhome.Main(func() int { return run(m) })) }
 
 func run(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "runaway-e2e-")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runaway-guard/runaway/testhome"
 )
 
 // The wires live inside `runaway hook` and land one by one; a scenario that
@@ -53,9 +55,7 @@ func probeWire(name string, transcript []string, env map[string]string) bool {
 	cmd := exec.Command(runawayBin, "hook", "claude")
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(string(in))
-	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir + "/config", "XDG_STATE_HOME=" + dir + "/state",
-		"XDG_DATA_HOME=" + dir + "/data", "XDG_CACHE_HOME=" + dir + "/cache", "XDG_BIN_HOME=" + dir + "/bin",
-		"CLAUDE_CONFIG_DIR=" + dir + "/claude", "CODEX_HOME=" + dir + "/codex", "PATH=" + os.Getenv("PATH")}
+	cmd.Env = testhome.Env([]string{"PATH=" + os.Getenv("PATH")}, dir)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,11 +20,17 @@ import (
 	"time"
 
 	"github.com/runaway-guard/runaway/testbin"
+	"github.com/runaway-guard/runaway/testhome"
 )
+
+// patience stretches every bounded wait of the package: a bound catches a
+// hang, never a slow machine (at load 25 on 2 cores an agent's run took
+// over 90 s that takes 10 on a quiet one).
+const patience = 6
 
 // runTimeout bounds one agent run; the fake model ends every conversation
 // long before it.
-const runTimeout = 90 * time.Second
+const runTimeout = patience * 90 * time.Second
 
 // sandbox is an isolated home for one test: HOME, the XDG folders,
 // CLAUDE_CONFIG_DIR and CODEX_HOME all live in t.TempDir(), and the agents
@@ -60,25 +67,24 @@ func newSandbox(t *testing.T) *sandbox {
 	// own folders come first so setup can find them as a person's would.
 	path := []string{filepath.Dir(claudeAgent.looked), filepath.Dir(codexAgent.looked), s.binHome}
 	path = append(path, filepath.SplitList(os.Getenv("PATH"))...)
-	s.vars = map[string]string{
-		"HOME":              home,
-		"USER":              "e2e",
-		"PATH":              strings.Join(path, string(os.PathListSeparator)),
-		"SHELL":             "/bin/bash",
-		"LANG":              "C.UTF-8",
-		"TERM":              "dumb",
-		"TMPDIR":            filepath.Join(root, "tmp"),
-		"XDG_CONFIG_HOME":   filepath.Join(home, ".config"),
-		"XDG_STATE_HOME":    filepath.Join(home, ".local", "state"),
-		"XDG_DATA_HOME":     filepath.Join(home, ".local", "share"),
-		"XDG_CACHE_HOME":    filepath.Join(home, ".cache"),
-		"XDG_BIN_HOME":      s.binHome,
-		"XDG_RUNTIME_DIR":   filepath.Join(root, "run"),
-		"CLAUDE_CONFIG_DIR": s.claudeDir,
-		"CODEX_HOME":        s.codexDir,
+	s.vars = testhome.Vars(home)
+	for k, v := range s.vars {
+		if v == "" {
+			delete(s.vars, k)
+		}
+	}
+	// Gemini CLI's home is HOME when unset; tests that wire Gemini set it.
+	delete(s.vars, "GEMINI_CLI_HOME")
+	maps.Copy(s.vars, map[string]string{
+		"USER":   "e2e",
+		"PATH":   strings.Join(path, string(os.PathListSeparator)),
+		"SHELL":  "/bin/bash",
+		"LANG":   "C.UTF-8",
+		"TERM":   "dumb",
+		"TMPDIR": filepath.Join(root, "tmp"),
 		// Setup and remove refuse inside an agent; this test is not one.
 		testbin.FloorVar: strconv.Itoa(os.Getpid()),
-	}
+	})
 	for _, d := range []string{s.proj, s.claudeDir, s.codexDir, s.binHome, s.vars["TMPDIR"], s.vars["XDG_RUNTIME_DIR"]} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)

@@ -15,7 +15,7 @@ const notifyLog = "notified.jsonl"
 // kind, and returns every event written so far.
 func (s *sandbox) notifications(kind string) []map[string]any {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(patience * 20 * time.Second)
 	for {
 		var out []map[string]any
 		found := false

@@ -8,17 +8,19 @@ import (
 
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/testhome"
 )
 
 // sandbox points HOME, the agents' folders and PATH into a temp folder and
 // returns runaway's paths inside it. No test may touch a real home.
 func sandbox(t *testing.T) (home string, paths Paths) {
 	t.Helper()
-	home = t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	t.Setenv("CODEX_HOME", "")
-	t.Setenv("GEMINI_CLI_HOME", "")
+	home = testhome.Isolate(t)
+	// The agents' own variables unset: each found at its default folder
+	// in home, as on a machine that never set them.
+	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME", "QWEN_HOME"} {
+		t.Setenv(k, "")
+	}
 	t.Setenv("PATH", filepath.Join(home, "path"))
 	state := filepath.Join(home, "state", "runaway")
 	return home, Paths{

@@ -20,7 +20,7 @@ func hookCmd(t *testing.T) *exec.Cmd {
 	home := t.TempDir()
 	cmd := exec.Command(filepath.Join(binDir, "runaway"), "hook", "claude")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	for k, v := range homeVars(home, filepath.Join(home, "run")) {
+	for k, v := range homeVars(home) {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	return cmd

@@ -227,7 +227,7 @@ func runaway(home, dir string, args ...string) (string, error) {
 // isolatedEnv is the environment setupEnv gives the scripts, for a home
 // outside testscript.
 func isolatedEnv(home string) []string {
-	vars := homeVars(home, filepath.Join(home, ".run"))
+	vars := homeVars(home)
 	vars["SHELL"] = "/bin/sh"
 	vars["PATH"] = binDir + string(os.PathListSeparator) + os.Getenv("PATH")
 	var env []string

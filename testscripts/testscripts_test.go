@@ -14,14 +14,14 @@ import (
 
 	"github.com/runaway-guard/runaway/guard/caller"
 	"github.com/runaway-guard/runaway/testbin"
+	"github.com/runaway-guard/runaway/testhome"
 )
 
 // binDir holds the runaway binary built by TestMain; scripts find it on PATH.
 var binDir string
 
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
+// Every test runs with its homes in a temporary folder, never a real one.
+func TestMain(m *testing.M) { os.Exit(testhome.Main(func() int { return run(m) })) }
 
 func run(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "runaway-testscripts-")
@@ -52,20 +52,7 @@ func TestScripts(t *testing.T) {
 
 // homeVars points HOME, the XDG folders and the agents' config folders
 // into home, so that nothing run with them can touch a real home.
-func homeVars(home, runtimeDir string) map[string]string {
-	return map[string]string{
-		"HOME":              home,
-		"XDG_CONFIG_HOME":   filepath.Join(home, ".config"),
-		"XDG_STATE_HOME":    filepath.Join(home, ".local", "state"),
-		"XDG_DATA_HOME":     filepath.Join(home, ".local", "share"),
-		"XDG_CACHE_HOME":    filepath.Join(home, ".cache"),
-		"XDG_BIN_HOME":      filepath.Join(home, ".local", "bin"),
-		"XDG_RUNTIME_DIR":   runtimeDir,
-		"CLAUDE_CONFIG_DIR": filepath.Join(home, ".claude"),
-		"CODEX_HOME":        filepath.Join(home, ".codex"),
-		"GEMINI_CLI_HOME":   home,
-	}
-}
+func homeVars(home string) map[string]string { return testhome.Vars(home) }
 
 // agentVars are the variables the agents set for their tool calls: they
 // must not leak in from a developer's shell.
@@ -76,7 +63,7 @@ var agentVars = append(caller.Variables(), "CODEX_CI")
 func setupEnv(env *testscript.Env) error {
 	work := env.WorkDir
 	home := filepath.Join(work, "home")
-	vars := homeVars(home, filepath.Join(work, "run"))
+	vars := homeVars(home)
 	vars["STATE"] = filepath.Join(home, ".local", "state", "runaway")
 	vars["CONFIG"] = filepath.Join(home, ".config", "runaway")
 	for k, v := range vars {
@@ -93,5 +80,5 @@ func setupEnv(env *testscript.Env) error {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	return os.MkdirAll(filepath.Join(work, "run"), 0o700)
+	return os.MkdirAll(vars["XDG_RUNTIME_DIR"], 0o700)
 }

@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +21,8 @@ import (
 	"unsafe"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/runaway-guard/runaway/testhome"
 )
 
 func init() {
@@ -148,9 +152,8 @@ func parseKeys(ts *testscript.TestScript, text string) []keyStep {
 // scriptEnv is the script's environment for the variables runaway reads.
 func scriptEnv(ts *testscript.TestScript) []string {
 	env := []string{"TERM=xterm-256color"}
-	for _, k := range []string{"HOME", "PATH", "TMPDIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME",
-		"XDG_CACHE_HOME", "XDG_BIN_HOME", "XDG_RUNTIME_DIR", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME",
-		"ACCESSIBLE", "SHELL", "NO_COLOR"} {
+	keys := append(slices.Sorted(maps.Keys(testhome.Vars(""))), "PATH", "TMPDIR", "ACCESSIBLE", "SHELL", "NO_COLOR")
+	for _, k := range keys {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}

@@ -23,6 +23,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/runaway-guard/runaway/testhome"
 )
 
 const call = `{"session_id":"9f2c1c0e-5d0b-4a53-9c3e-3f3f8a1e2b7d","transcript_path":"%s","cwd":"/home/u/proj","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm test -- --watch=false %d","description":"Run the test suite"},"tool_use_id":"toolu_01ABCDEF%d"}`
@@ -58,10 +60,7 @@ func run(n, top int, baseline string) error {
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building runaway: %v", err)
 	}
-	env := append(os.Environ(), "GODEBUG=inittrace=1", "HOME="+dir,
-		"XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
-		"XDG_DATA_HOME="+filepath.Join(dir, "data"), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"),
-		"CODEX_HOME="+filepath.Join(dir, "codex"))
+	env := testhome.Env(append(os.Environ(), "GODEBUG=inittrace=1"), dir)
 	bins := []string{bin}
 	if baseline != "" {
 		bins = append(bins, baseline)
@@ -121,7 +120,7 @@ func run(n, top int, baseline string) error {
 		}
 		fmt.Println()
 	}
-	fmt.Printf("%-50s", fmt.Sprintf("all inits (median of the per-run sums)"))
+	fmt.Printf("%-50s", "all inits (median of the per-run sums)")
 	for _, tr := range traces {
 		fmt.Printf("  %6.3f ms %3d pkgs ", median(tr.totals), len(tr.clock))
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/runaway-guard/runaway/bench/measure"
 	"github.com/runaway-guard/runaway/pricing"
+	"github.com/runaway-guard/runaway/testhome"
 	"github.com/runaway-guard/runaway/transcripts"
 )
 
@@ -99,8 +100,7 @@ func run(mb, runs int, ccusage, baseline string) error {
 	}
 	// replay runs with a home of its own: no config of the machine's.
 	home := filepath.Join(dir, "home")
-	replayEnv := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_DATA_HOME="+filepath.Join(home, "data"))
+	replayEnv := testhome.Env(os.Environ(), home)
 	contenders := []*measure.Contender{
 		{Name: "reader", Cmd: func() *exec.Cmd { return exec.Command(self, "-read", main) }},
 		{Name: "replay", Cmd: func() *exec.Cmd {

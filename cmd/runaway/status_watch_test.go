@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adrg/xdg"
-
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/guard"
+	"github.com/runaway-guard/runaway/testhome"
 )
 
 // On a terminal the watch draws each frame in place: cursor home, every
@@ -18,13 +17,8 @@ import (
 // hidden while it runs and shown again after. Not on a terminal: no
 // terminal controls at all.
 func TestWatchDrawsInPlaceOnATerminal(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
-	xdg.Reload()
-	t.Cleanup(xdg.Reload)
-	h := &guard.Hook{StateDir: stateDir(), ConfigPath: filepath.Join(home, "config", "runaway", "config.json")}
+	home := testhome.Isolate(t)
+	h := &guard.Hook{StateDir: stateDir(), ConfigPath: filepath.Join(home, ".config", "runaway", "config.json")}
 	var out bytes.Buffer
 	h.Run(strings.NewReader(`{"session_id":"s-watch","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`), &out, "claude")
 
