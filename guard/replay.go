@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -38,11 +39,15 @@ type ReplayDecision struct {
 // nil, is called with every response record the read yields, so that a
 // caller totals the cost in the same pass.
 func Replay(ctx context.Context, h agent.ID, path string, p configs.Policy, pr Pricer, each func(transcripts.Response)) ([]ReplayDecision, int, error) {
-	read := reader(h)
+	format, ok := transcripts.FormatOf(h)
+	if !ok {
+		return nil, 0, fmt.Errorf("runaway reads no session file of %s: %s", h.Name(), transcripts.NoTranscript[h])
+	}
+	read := format.Read
 	p.DailyCapUSD, p.PromptCapUSD = 0, 0
 	id := replaySessionID(path)
-	if h == agent.Gemini {
-		if sid := transcripts.GeminiSessionID(path); sid != "" {
+	if format.SessionID != nil {
+		if sid := format.SessionID(path); sid != "" {
 			id = sid
 		}
 	}

@@ -196,19 +196,19 @@ func (s *Session) addResponse(r transcripts.Response, p Pricer) float64 {
 // before. Codex sends a subagent's own rollout with the root session's id,
 // and the root's reader finds the subagents itself: a Codex session's
 // transcript is its root rollout, the first one named while it exists.
-func (s *Session) chooseTranscript(h agent.ID, path string) string {
+func (s *Session) chooseTranscript(format *transcripts.Format, path string) string {
 	cur := s.Spend.Transcript
 	if path != "" {
 		if abs, err := filepath.Abs(path); err == nil {
 			path = abs
 		}
-		if h == agent.Codex {
-			path = transcripts.CodexRootRollout(path)
+		if format.Main != nil {
+			path = format.Main(path)
 		}
 	}
 	if cur != "" && cur != path {
 		if _, err := os.Stat(cur); err == nil {
-			if path == "" || h == agent.Codex || claudeSubagentFile(h, path) {
+			if path == "" || format.FirstStays || format.Subagent != nil && format.Subagent(path) {
 				return cur
 			}
 			if _, err := os.Stat(path); err != nil {
@@ -220,13 +220,6 @@ func (s *Session) chooseTranscript(h agent.ID, path string) string {
 		s.Spend.Transcript = path
 	}
 	return path
-}
-
-// claudeSubagentFile: a subagent's own file is never a session's main
-// transcript.
-func claudeSubagentFile(h agent.ID, path string) bool {
-	base := filepath.Base(path)
-	return h == agent.Claude && strings.HasPrefix(base, "agent-")
 }
 
 // readTranscripts brings the session up to date with the new bytes of its
@@ -247,7 +240,11 @@ func claudeSubagentFile(h agent.ID, path string) bool {
 // Each response's dollars also go to the session's day when today counts
 // them (see today).
 func (s *Session) readTranscripts(ctx context.Context, h agent.ID, path, callID string, p Pricer, day today) (more bool, err error) {
-	path = s.chooseTranscript(h, path)
+	format, ok := transcripts.FormatOf(h)
+	if !ok {
+		return false, nil
+	}
+	path = s.chooseTranscript(format, path)
 	if path == "" {
 		return false, nil
 	}
@@ -266,7 +263,7 @@ func (s *Session) readTranscripts(ctx context.Context, h agent.ID, path, callID 
 		sink.Counted = s.counted
 	}
 	wait := callID != "" && !found && s.Spend.Misses < maxMisses
-	read := reader(h)
+	read := format.Read
 	deadline := time.Now().Add(lagWait)
 	for {
 		// Claude Code 2.1.328 creates a session's transcript after the hooks
@@ -296,17 +293,6 @@ func (s *Session) readTranscripts(ctx context.Context, h agent.ID, path, callID 
 		s.Spend.Misses = 0
 	}
 	return more, err
-}
-
-// reader is the transcript reader for the harness's session files.
-func reader(h agent.ID) func(context.Context, string, *transcripts.Position, transcripts.Sink) (bool, error) {
-	switch h {
-	case agent.Codex:
-		return transcripts.ReadCodex
-	case agent.Gemini:
-		return transcripts.ReadGemini
-	}
-	return transcripts.ReadClaude
 }
 
 // How long the hook waits for the call's response to reach the transcript,

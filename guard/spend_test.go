@@ -232,15 +232,16 @@ func TestChooseTranscriptKeepsTheFirst(t *testing.T) {
 	os.WriteFile(root, nil, 0o600)
 	os.WriteFile(child, nil, 0o600)
 	var s Session
-	if got := s.chooseTranscript(agent.Codex, root); got != root {
+	codex, _ := transcripts.FormatOf(agent.Codex)
+	if got := s.chooseTranscript(codex, root); got != root {
 		t.Fatal(got)
 	}
 	s.Spend.USD = 5
-	if got := s.chooseTranscript(agent.Codex, child); got != root || s.Spend.USD != 5 {
+	if got := s.chooseTranscript(codex, child); got != root || s.Spend.USD != 5 {
 		t.Fatalf("%s %v", got, s.Spend.USD)
 	}
 	os.Remove(root)
-	if got := s.chooseTranscript(agent.Codex, child); got != child || s.Spend.USD != 5 {
+	if got := s.chooseTranscript(codex, child); got != child || s.Spend.USD != 5 {
 		t.Fatalf("a gone transcript is replaced and its total kept (the reader follows it): %s %v", got, s.Spend.USD)
 	}
 }

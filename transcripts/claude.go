@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
 
@@ -29,6 +30,20 @@ type recentResponse struct {
 	Usage Usage  `json:"u"`
 }
 
+// claudeFormat: a Claude Code transcript's lines carry sessionId (or a
+// uuid), or are its summary records; a subagent's file is agent-*.jsonl.
+var claudeFormat = Format{
+	Agent: agent.Claude, Read: ReadClaude, discover: discoverClaude,
+	claims: func(l *probeLine) bool {
+		return l.SessionID != "" || l.UUID != "" || (l.Type == "summary" && l.Summary != nil) || claudeOnlyTypes[l.Type]
+	},
+	Subagent: func(path string) bool { return strings.HasPrefix(filepath.Base(path), "agent-") },
+}
+
+// claudeOnlyTypes are Claude Code record types that carry no session id; a
+// session that is nothing but file snapshots so far is still Claude Code's.
+var claudeOnlyTypes = map[string]bool{"file-history-snapshot": true, "queue-operation": true}
+
 // ReadClaude reads what was appended to a Claude Code session since pos:
 // the main transcript at transcriptPath and the session's subagent files.
 // See the package doc for the contract. more is true when ctx ended the read
@@ -43,24 +58,6 @@ func ReadClaude(ctx context.Context, transcriptPath string, pos *Position, sink 
 	discoverClaude(main, pos)
 	// A file read again keeps what it counted: see FilePos.Counted.
 	return readFiles(ctx, pos, sink, func(*FilePos) {}, claudeLine)
-}
-
-// ClaudeSessionFiles lists the files ReadClaude reads for the transcript at
-// transcriptPath: the main file first, then its subagents' files.
-func ClaudeSessionFiles(transcriptPath string) ([]string, error) {
-	main, err := filepath.Abs(transcriptPath)
-	if err != nil {
-		return nil, err
-	}
-	var pos Position
-	pos.reset(main)
-	pos.file(filepath.Base(main))
-	discoverClaude(main, &pos)
-	files := make([]string, len(pos.Files))
-	for i, f := range pos.Files {
-		files[i] = pos.absPath(f.Path)
-	}
-	return files, nil
 }
 
 // discoverClaude adds the session's subagent files to pos: every

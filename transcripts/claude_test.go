@@ -115,7 +115,7 @@ func TestClaudeEveryRealFixtureMatchesOracle(t *testing.T) {
 	for _, path := range files {
 		t.Run(strings.TrimPrefix(path, root), func(t *testing.T) {
 			got := readAll(t, ReadClaude, path)
-			session, err := ClaudeSessionFiles(path)
+			session, err := claudeFormat.SessionFiles(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +151,7 @@ func TestClaudeSessionIncludesSubagents(t *testing.T) {
 		{"claude-code/daaain__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-coderabbit-review-helper/cb2e607c-c758-415a-8b45-c49e4631906a.jsonl", 3},
 	}
 	for _, c := range cases {
-		files, err := ClaudeSessionFiles(filepath.Join(real, c.main))
+		files, err := claudeFormat.SessionFiles(filepath.Join(real, c.main))
 		if err != nil {
 			t.Fatal(err)
 		}

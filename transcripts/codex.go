@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 // codexCum is a cumulative token count as Codex writes it (cached input
@@ -49,6 +51,23 @@ const resultsMax = 16
 // cannot mark the end of the replay; a MultiAgent V2 inter_agent_communication
 // line with trigger_turn can.
 const replayBurst = time.Second
+
+// codexFormat: Codex lines are {timestamp, type, payload} with Codex's
+// line types. Codex names a subagent's own rollout in its hook calls, with
+// the root session's id: a session's main file is its root rollout, the
+// first one named while it exists.
+var codexFormat = Format{
+	Agent: agent.Codex, Read: ReadCodex, discover: discoverCodex,
+	claims:     func(l *probeLine) bool { return l.Payload != nil && codexLineTypes[l.Type] },
+	Main:       CodexRootRollout,
+	FirstStays: true,
+}
+
+// codexLineTypes are the types of Codex's rollout lines.
+var codexLineTypes = map[string]bool{
+	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true,
+	"compacted": true, "token_usage_record": true, "world_state": true,
+}
 
 // ReadCodex reads what was appended to a Codex session since pos: the
 // rollout at rolloutPath (.jsonl or .jsonl.zst) and the rollouts of the

@@ -19,24 +19,6 @@ import (
 // empty file will never say whose it is.
 const undecidedWait = time.Minute
 
-// CodexSessionFiles lists the rollouts ReadCodex reads for rolloutPath: the
-// rollout first, then those of its subagents and forks.
-func CodexSessionFiles(rolloutPath string) ([]string, error) {
-	main, err := filepath.Abs(rolloutPath)
-	if err != nil {
-		return nil, err
-	}
-	var pos Position
-	pos.reset(main)
-	pos.file(filepath.Base(main))
-	discoverCodex(main, &pos)
-	files := make([]string, len(pos.Files))
-	for i, f := range pos.Files {
-		files[i] = pos.absPath(f.Path)
-	}
-	return files, nil
-}
-
 // discoverCodex adds to pos the rollouts that belong to the session of main:
 // same root session id, or (older files without one) a parent among the
 // session's threads. Subagent rollouts are created after their parent, so

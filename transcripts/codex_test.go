@@ -277,7 +277,7 @@ func TestCodexSessionFindsSubagentRollouts(t *testing.T) {
 	if err != nil || meta != (CodexMeta{ThreadID: "019e9999-0000-7000-8000-000000000002", RootID: root, ParentID: root, Cwd: "/repo"}) {
 		t.Errorf("child meta %+v (%v)", meta, err)
 	}
-	files, err := CodexSessionFiles(parent)
+	files, err := codexFormat.SessionFiles(parent)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("session files %v (%v), want parent and the .zst child", files, err)
 	}
@@ -309,7 +309,7 @@ func TestCodexSessionFindsSubagentRollouts(t *testing.T) {
 
 	// Read from a subagent's own rollout, the session is that subagent and
 	// its descendants: its sibling is not included.
-	childFiles, err := CodexSessionFiles(filepath.Join(day2, "rollout-2026-06-01T10-00-00-019e9999-0000-7000-8000-000000000002.jsonl.zst"))
+	childFiles, err := codexFormat.SessionFiles(filepath.Join(day2, "rollout-2026-06-01T10-00-00-019e9999-0000-7000-8000-000000000002.jsonl.zst"))
 	if err != nil || len(childFiles) != 1 {
 		t.Errorf("a subagent's session files %v (%v), want only its own", childFiles, err)
 	}

@@ -72,9 +72,10 @@
 //
 // # Other functions
 //
-// Detect tells the agents' files apart by content; ClaudeSessionFiles,
-// CodexSessionFiles and GeminiSessionFiles list the files a read covers; ReadCodexMeta reads a
-// rollout's thread, root and parent ids.
+// Each agent's session format is a Format in Formats, in the agent's own
+// file (claude.go, codex.go, gemini.go): Detect tells the agents' files
+// apart by content, Format.SessionFiles lists the files a read covers;
+// ReadCodexMeta reads a rollout's thread, root and parent ids.
 //
 // # Bounds
 //

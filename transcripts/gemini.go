@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
 
@@ -89,6 +90,15 @@ func addKey(list []byte, key uint64) []byte {
 
 func (s geminiSeen) usage() Usage { return Usage{Input: s.In, CacheRead: s.CR, Output: s.Out} }
 
+// geminiFormat: a Gemini CLI session starts with a header that carries
+// projectHash; the file's name holds only 8 characters of the session id,
+// the header all of it.
+var geminiFormat = Format{
+	Agent: agent.Gemini, Read: ReadGemini, discover: discoverGemini,
+	claims:    func(l *probeLine) bool { return l.Project != "" && l.SessionID != "" },
+	SessionID: GeminiSessionID,
+}
+
 // ReadGemini reads what was appended to a Gemini CLI session since pos: the
 // session file at sessionPath (chats/session-<time>-<id>.jsonl) and its
 // subagents' files (chats/<session id>/<subagent id>.jsonl, theirs in turn
@@ -109,24 +119,6 @@ func ReadGemini(ctx context.Context, sessionPath string, pos *Position, sink Sin
 		}
 		geminiLine(line, file, fp.Gemini, sink)
 	})
-}
-
-// GeminiSessionFiles lists the files ReadGemini reads for sessionPath: the
-// session file first, then its subagents' files.
-func GeminiSessionFiles(sessionPath string) ([]string, error) {
-	main, err := filepath.Abs(sessionPath)
-	if err != nil {
-		return nil, err
-	}
-	var pos Position
-	pos.reset(main)
-	pos.file(filepath.Base(main))
-	discoverGemini(main, &pos)
-	files := make([]string, len(pos.Files))
-	for i, f := range pos.Files {
-		files[i] = pos.absPath(f.Path)
-	}
-	return files, nil
 }
 
 // discoverGemini adds the session's subagent files to pos. The session id

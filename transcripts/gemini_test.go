@@ -85,7 +85,7 @@ func TestGeminiToolResults(t *testing.T) {
 }
 
 func TestGeminiSessionFilesAndDetect(t *testing.T) {
-	files, err := GeminiSessionFiles(geminiMain)
+	files, err := geminiFormat.SessionFiles(geminiMain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +425,7 @@ func TestGeminiResumeGoesOnInItsFile(t *testing.T) {
 	if full := readAll(t, ReadGemini, main); tokensOnly(full.Usage) != total || int64(full.Responses) != n {
 		t.Errorf("a full read: %+v in %d responses, the incremental one %+v", full.Usage, full.Responses, total)
 	}
-	if files, _ := GeminiSessionFiles(main); len(files) != 1 {
+	if files, _ := geminiFormat.SessionFiles(main); len(files) != 1 {
 		t.Errorf("session files %q, want only the resumed file", files)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/pricing"
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -262,6 +263,7 @@ func sink(l *pricing.Ledger) transcripts.Sink {
 // claimed (subagent files whose main transcript is not in the fixtures).
 func claudeProject(dir string) (*pricing.Ledger, error) {
 	var l pricing.Ledger
+	claude, _ := transcripts.FormatOf(agent.Claude)
 	claimed := map[string]bool{}
 	var all, mains []string
 	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
@@ -278,7 +280,7 @@ func claudeProject(dir string) (*pricing.Ledger, error) {
 			if claimed[p] {
 				continue
 			}
-			files, _ := transcripts.ClaudeSessionFiles(p)
+			files, _ := claude.SessionFiles(p)
 			for _, f := range files {
 				claimed[f] = true
 			}

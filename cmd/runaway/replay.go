@@ -146,15 +146,9 @@ func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, er
 	if table, err = table.WithJSON(policy.Prices); err != nil {
 		return nil, failf([]string{"$EDITOR " + configs.PolicyPath()}, "%v", err)
 	}
-	list := transcripts.ClaudeSessionFiles
-	switch who {
-	case agent.Codex:
-		list = transcripts.CodexSessionFiles
-	case agent.Gemini:
-		list = transcripts.GeminiSessionFiles
-	}
+	format, _ := transcripts.FormatOf(who) // Detect names only agents with a format
 	r := &replayReport{Agent: who, Ledger: pricing.Ledger{Models: map[string]*pricing.ModelSpend{}}}
-	if r.Files, err = list(path); err != nil {
+	if r.Files, err = format.SessionFiles(path); err != nil {
 		return nil, cannotRead("read", path, err)
 	}
 	// One pass: the replay's read also totals the cost.

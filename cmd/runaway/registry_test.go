@@ -1,0 +1,37 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/runaway-guard/runaway/agent"
+	"github.com/runaway-guard/runaway/installer"
+	"github.com/runaway-guard/runaway/transcripts"
+)
+
+// TestEveryLayerKnowsEveryAgent: an agent in agent.All has an entry in each
+// layer's registry (or says there why it has none), and no registry holds
+// an agent agent.All does not know.
+func TestEveryLayerKnowsEveryAgent(t *testing.T) {
+	known := map[agent.ID]bool{}
+	for _, f := range agent.All {
+		known[f.ID] = true
+		id := f.ID
+		_, format := transcripts.FormatOf(id)
+		if why, none := transcripts.NoTranscript[id]; format == none {
+			t.Errorf("%s: transcripts should have its Format or say in NoTranscript why not (has a format: %v, says %q)", id, format, why)
+		}
+		if _, ok := installer.HarnessByID(id); !ok {
+			t.Errorf("%s: missing from installer.Harnesses", id)
+		}
+	}
+	for _, f := range transcripts.Formats {
+		if !known[f.Agent] {
+			t.Errorf("transcripts has a format for %s, which agent.All does not list", f.Agent)
+		}
+	}
+	for _, h := range installer.Harnesses {
+		if !known[h.ID] {
+			t.Errorf("installer lists %s, which agent.All does not", h.ID)
+		}
+	}
+}
