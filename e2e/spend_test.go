@@ -33,6 +33,7 @@ func TestSpendWireWarnsThenStopsAtCap(t *testing.T) {
 		s.installRunaway()
 		// After setup, which writes its own limits into the config.
 		s.writeFile(filepath.Join(s.configDir, "config.json"), "{\n  // the e2e cap\n  \"session_cap_usd\": 1,\n  \"repeat_run\": 100,\n}\n")
+		s.acceptChanges() // a person's edit after setup: the tripwire is told
 		r := s.runClaude(srv, "spend", claudeOpts{Model: "claude-sonnet-4-6"})
 		if r.Result.TerminalReason != "hook_stopped" {
 			t.Errorf("terminal_reason %q, want hook_stopped", r.Result.TerminalReason)
@@ -171,6 +172,7 @@ func TestSpendWireStopsEveryCallOfOneResponse(t *testing.T) {
 	srv := newAnthropicServer(t, claudeScript{Main: []claudeTurn{turn}})
 	s.installRunaway()
 	s.writeFile(filepath.Join(s.configDir, "config.json"), "{\"session_cap_usd\": 1}\n")
+	s.acceptChanges()
 	times := filepath.Join(s.root, "hook-times")
 	wrapper := filepath.Join(s.root, "timed-runaway")
 	bin := filepath.Join(s.binHome, "runaway")
