@@ -179,7 +179,7 @@ func priceServed(log []geminiRequestLog, kinds ...string) float64 {
 		u := l.Usage
 		usd += pricing.Default().Cost(l.Model, pricing.Usage{
 			Input: int64(u.Prompt - u.Cached), CacheRead: int64(u.Cached), Output: int64(u.Candidates + u.Thoughts),
-		}).USD
+		}, time.Now()).USD
 	}
 	return usd
 }

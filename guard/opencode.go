@@ -3,6 +3,7 @@ package guard
 import (
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -94,8 +95,9 @@ func (s *Session) applyOpenCode(r *OpenCodeReport, p Pricer) {
 	for _, u := range r.Unpriced {
 		// OpenCode priced these at 0: runaway's table prices them. A model
 		// not in the table is priced like its family's newest or the
-		// dearest, and the figure is an estimate either way.
-		usd, _ := p.Cost(u.Model, u.Usage)
+		// dearest, and the figure is an estimate either way. The plugin
+		// reports as the messages come: today's rates are theirs.
+		usd, _ := p.Cost(u.Model, u.Usage, time.Time{})
 		t.USD = sane(t.USD + usd)
 		t.Estimated = true
 	}

@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"time"
+
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/pricing"
 	"github.com/runaway-guard/runaway/transcripts"
@@ -9,8 +11,8 @@ import (
 // tablePricer prices transcripts' usage with a price table.
 type tablePricer struct{ t *pricing.Table }
 
-func (p tablePricer) Cost(model string, u transcripts.Usage) (float64, bool) {
-	c := p.t.Cost(model, pricing.Usage(u))
+func (p tablePricer) Cost(model string, u transcripts.Usage, at time.Time) (float64, bool) {
+	c := p.t.Cost(model, pricing.Usage(u), at)
 	return c.USD, c.Estimated
 }
 

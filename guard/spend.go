@@ -122,9 +122,10 @@ type Prompt struct {
 // USD is what the prompt has spent so far.
 func (p Prompt) USD(session float64) float64 { return session - p.StartUSD }
 
-// Pricer prices one response's usage.
+// Pricer prices one response's usage at the rates of its day (at, the
+// response's time; zero: today).
 type Pricer interface {
-	Cost(model string, u transcripts.Usage) (usd float64, estimated bool)
+	Cost(model string, u transcripts.Usage, at time.Time) (usd float64, estimated bool)
 }
 
 // SessionCap is the session's cap: the policy's plus what was allowed.
@@ -177,8 +178,8 @@ const promptsMax = 16
 // an earlier record of the same response counted (see transcripts). It
 // returns the dollars added.
 func (s *Session) addResponse(r transcripts.Response, p Pricer) float64 {
-	now, est := p.Cost(r.Model, r.Usage)
-	before, _ := p.Cost(r.Model, r.Counted)
+	now, est := p.Cost(r.Model, r.Usage, r.Time)
+	before, _ := p.Cost(r.Model, r.Counted, r.Time)
 	s.Spend.USD += now - before
 	s.Spend.Estimated = s.Spend.Estimated || est
 	s.Spend.Tokens = s.Spend.Tokens.Add(r.Usage).Sub(r.Counted)

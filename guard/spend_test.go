@@ -18,7 +18,7 @@ import (
 // response of N million input tokens costs $N.
 type dollarPerMillion struct{}
 
-func (dollarPerMillion) Cost(model string, u transcripts.Usage) (float64, bool) {
+func (dollarPerMillion) Cost(model string, u transcripts.Usage, _ time.Time) (float64, bool) {
 	return float64(u.Input) / 1e6, strings.HasPrefix(model, "unknown")
 }
 

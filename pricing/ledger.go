@@ -1,5 +1,7 @@
 package pricing
 
+import "time"
+
 // Ledger is a running total of spend per model, the shape `runaway replay
 // --json` prints. The guard can keep one in its session state: add every
 // record a transcripts read yields.
@@ -31,9 +33,10 @@ const UnknownModel = "(unknown)"
 
 // Add counts one response record: usage u, of which counted was already
 // added by an earlier record for the same response (zero for a new one).
-// It returns the cost added. Pricing cost(u) − cost(counted) keeps
-// whole-request rules (long context) right.
-func (l *Ledger) Add(t *Table, model string, u, counted Usage) float64 {
+// It returns the cost added, at the rates of the day at (the response's
+// time). Pricing cost(u) − cost(counted) keeps whole-request rules (long
+// context) right.
+func (l *Ledger) Add(t *Table, model string, u, counted Usage, at time.Time) float64 {
 	if l.Models == nil {
 		l.Models = map[string]*ModelSpend{}
 	}
@@ -46,8 +49,8 @@ func (l *Ledger) Add(t *Table, model string, u, counted Usage) float64 {
 		ms = &ModelSpend{}
 		l.Models[key] = ms
 	}
-	c := t.Cost(model, u)
-	usd := c.USD - t.Cost(model, counted).USD
+	c := t.Cost(model, u, at)
+	usd := c.USD - t.Cost(model, counted, at).USD
 	ms.InputTokens += u.Input - counted.Input
 	ms.OutputTokens += u.Output - counted.Output
 	ms.CacheReadTokens += u.CacheRead - counted.CacheRead

@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // Usage is one response's token use. Its fields match transcripts.Usage one
@@ -42,6 +43,9 @@ type Usage struct {
 	WebSearch     int64  `json:"ws,omitempty"`
 	Speed         string `json:"sp,omitempty"`
 	Geo           string `json:"geo,omitempty"`
+	// Tier is the service tier the request asked for: "priority" (Codex's
+	// fast mode), "flex", "batch"; empty is standard.
+	Tier string `json:"tier,omitempty"`
 }
 
 // CacheWrite is the cache-write total: the larger of the reported total and
@@ -64,24 +68,117 @@ type LongContext struct {
 	Rates
 }
 
+// Period is the days a rate holds, From and Until included (YYYY-MM-DD,
+// UTC); an empty end is open.
+type Period struct {
+	From  string `json:"from,omitempty"`
+	Until string `json:"until,omitempty"`
+}
+
+// Holds reports whether the day (YYYY-MM-DD) is in the period.
+func (p Period) Holds(day string) bool {
+	return (p.From == "" || day >= p.From) && (p.Until == "" || day <= p.Until)
+}
+
+// Dated is a model's rates for a period other than the row's own: an
+// introductory price, a rule that changed. It replaces the row's token
+// rates, fast multiplier and long-context rule whole.
+type Dated struct {
+	Period
+	Rates
+	FastMultiplier float64      `json:"fast_multiplier,omitempty"`
+	LongContext    *LongContext `json:"long_context,omitempty"`
+	Source         string       `json:"source"`
+	Note           string       `json:"note,omitempty"`
+}
+
 // Price is one model's entry in the table.
 type Price struct {
 	ID       string   `json:"id"`
 	Provider string   `json:"provider"` // "anthropic", "openai" or "google"
 	Family   string   `json:"family"`
 	Aliases  []string `json:"aliases,omitempty"`
+	// Period is when the row's own rates hold; Dated holds the others. A
+	// response is priced at the rates of its own day.
+	Period
 	Rates
+	Dated     []Dated `json:"dated,omitempty"`
 	WebSearch float64 `json:"web_search_per_request,omitempty"`
+	// PerRequest is a fee per request, on top of the tokens.
+	PerRequest float64 `json:"per_request,omitempty"`
 	// USMultiplier applies to every token when Claude's inference_geo is
 	// "us"; FastMultiplier to every token of a fast-mode request.
 	USMultiplier   float64      `json:"us_multiplier,omitempty"`
 	FastMultiplier float64      `json:"fast_multiplier,omitempty"`
 	LongContext    *LongContext `json:"long_context,omitempty"`
-	Released       string       `json:"released"`
-	ReleasedSource string       `json:"released_source,omitempty"`
-	Source         string       `json:"source"`
-	Checked        string       `json:"checked"`
-	Note           string       `json:"note,omitempty"`
+	// Tiers are the service tiers' multipliers of every token rate where
+	// they differ from the provider's (see TierMultiplier).
+	Tiers          map[string]float64 `json:"tiers,omitempty"`
+	Released       string             `json:"released"`
+	ReleasedSource string             `json:"released_source,omitempty"`
+	Source         string             `json:"source"`
+	Checked        string             `json:"checked"`
+	Note           string             `json:"note,omitempty"`
+}
+
+// At is the price as it was on the day (YYYY-MM-DD): the row with the
+// rates of the dated period that holds the day, if one does.
+func (p Price) At(day string) Price {
+	for _, d := range p.Dated {
+		if d.Holds(day) {
+			p.Rates, p.FastMultiplier, p.LongContext = d.Rates, d.FastMultiplier, d.LongContext
+			p.Period = d.Period
+			p.Dated = nil
+			return p
+		}
+	}
+	return p
+}
+
+// Service tiers as the agents write them.
+const (
+	TierPriority = "priority"
+	TierFlex     = "flex"
+	TierBatch    = "batch"
+)
+
+// providerTiers are the tier multipliers each provider bills unless a
+// model's row says otherwise. OpenAI: priority processing is 2x the
+// standard rate on the GPT-5 and GPT-6 lines (https://openai.com/api-priority-processing/,
+// apidog's GPT-6 Astra guide citing OpenAI's model page: "Batch and Flex
+// are half price, Fast mode is double"); Anthropic and Google: the batch
+// API is half price (the Claude pricing page's "Batch processing";
+// Google's pricing page).
+var providerTiers = map[string]map[string]float64{
+	"openai":    {TierPriority: 2, TierFlex: 0.5, TierBatch: 0.5},
+	"anthropic": {TierBatch: 0.5},
+	"google":    {TierBatch: 0.5},
+}
+
+// TierMultiplier is what the tier multiplies every token rate by. Standard
+// ("", "default", "standard", "auto") is 1; "fast" is Codex's name for
+// priority; a tier runaway does not know is priced like the dearest tier
+// the model has, never lower than standard.
+func (p Price) TierMultiplier(tier string) float64 {
+	switch tier {
+	case "", "default", "standard", "auto":
+		return 1
+	case "fast":
+		tier = TierPriority
+	}
+	if m, ok := p.Tiers[tier]; ok {
+		return m
+	}
+	if m, ok := providerTiers[p.Provider][tier]; ok {
+		return m
+	}
+	dearest := 1.0
+	for _, set := range []map[string]float64{providerTiers[p.Provider], p.Tiers} {
+		for _, m := range set {
+			dearest = max(dearest, m)
+		}
+	}
+	return dearest
 }
 
 // Table is a set of prices. Its methods are safe for concurrent use.
@@ -201,10 +298,20 @@ type Cost struct {
 	Estimated bool
 }
 
-// Cost prices usage u of model.
-func (t *Table) Cost(model string, u Usage) Cost {
+// Cost prices usage u of model at the rates of the day at falls on (UTC);
+// a zero at is today.
+func (t *Table) Cost(model string, u Usage, at time.Time) Cost {
 	p, estimated := t.lookup(model)
-	return Cost{USD: p.cost(u), PricedAs: p.ID, Estimated: estimated}
+	return Cost{USD: p.At(Day(at)).cost(u), PricedAs: p.ID, Estimated: estimated}
+}
+
+// Day is the UTC day of at as the table's periods write it; a zero at is
+// today.
+func Day(at time.Time) string {
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return at.UTC().Format(time.DateOnly)
 }
 
 // Lookup returns the price used for model and whether it is an estimate.
@@ -228,20 +335,31 @@ func (t *Table) lookup(model string) (*Price, bool) {
 	return l.price, l.estimated
 }
 
-// fallback is the index of the price used for an id not in the table. A
-// model newer than every model of its family (by the version in its id) is
-// priced like the family's newest: a new release. Any other is priced like
-// the family's most expensive model, since the newest may be the cheapest
-// and, when unsure, runaway never prices lower. Without a family: the most
-// expensive model in the table.
+// fallback is the index of the price used for an id not in the table,
+// chosen among its family's models (opus, gpt-5-mini, …). A Codex variant
+// (gpt-<major>-codex) is also compared with its major's mainline, as
+// OpenAI prices them alike (gpt-5.5-codex is gpt-5.5): gpt-5.6-codex is
+// never priced below gpt-5.5. A family with no model in the table stands
+// in for its major (gpt-6.9-ultra: the gpt-6 line).
+//
+// A model newer than every model compared (by the version in its id) is a
+// new release: priced like the newest of them, the dearest of those
+// released that day. Any other is priced like the dearest of them, since
+// the newest may be the cheapest and, when unsure, runaway never prices
+// lower. Without a family: the most expensive model in the table.
 func (t *Table) fallback(id string) int {
 	fam, prov := familyOf(id), providerOf(id)
+	base := baseFamily(fam)
+	codex := base != "" && fam == base+"-codex"
 	v := versionOf(id)
-	for _, try := range []string{fam, baseFamily(fam)} {
+	for _, try := range []string{fam, base} {
+		if try == "" {
+			continue
+		}
 		newest, dearest := -1, -1
 		var top []int
 		for i, p := range t.models {
-			if try == "" || p.Family != try || p.Provider != prov {
+			if p.Provider != prov || (p.Family != try && !(codex && try == fam && p.Family == base)) {
 				continue
 			}
 			if newest < 0 || newer(p, t.models[newest]) {
@@ -258,7 +376,15 @@ func (t *Table) fallback(id string) int {
 			continue
 		}
 		if v != nil && compareVersions(v, top) > 0 {
-			return newest
+			// The dearest of the newest release day's models.
+			pick := newest
+			for i, p := range t.models {
+				if p.Provider == prov && p.Released == t.models[newest].Released &&
+					(p.Family == try || (codex && try == fam && p.Family == base)) && dearer(p, t.models[pick]) {
+					pick = i
+				}
+			}
+			return pick
 		}
 		return dearest
 	}
@@ -332,6 +458,11 @@ func newer(a, b Price) bool {
 
 func (p Price) cost(u Usage) float64 {
 	cw := u.CacheWrite()
+	if u.Input+u.Output+u.CacheRead+cw+u.WebSearch == 0 {
+		// No request, no fee (the ledger prices a response's growth as
+		// cost(now) − cost(counted before), counted being zero at first).
+		return 0
+	}
 	oneHour := min(u.CacheWrite1h, cw)
 	rest := cw - oneHour
 	r := p.Rates
@@ -363,7 +494,8 @@ func (p Price) cost(u Usage) float64 {
 	if u.Geo == "us" && p.USMultiplier > 0 {
 		usd *= p.USMultiplier
 	}
-	return usd + float64(u.WebSearch)*p.WebSearch
+	usd *= p.TierMultiplier(u.Tier)
+	return usd + float64(u.WebSearch)*p.WebSearch + p.PerRequest
 }
 
 // The model-id rules below are written out by hand rather than as regular

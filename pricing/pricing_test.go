@@ -7,9 +7,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// testDay is the day the tests price at, so that they do not change with
+// the calendar (rates that hold for a period are tested in dated_test.go).
+var testDay = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 func TestCost(t *testing.T) {
 	tests := []struct {
@@ -48,7 +53,7 @@ func TestCost(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := Default().Cost(tt.model, tt.u)
+			c := Default().Cost(tt.model, tt.u, testDay)
 			if !near(c.USD, tt.want) {
 				t.Errorf("Cost(%s, %+v) = %.9f, want %.9f (priced as %s)", tt.model, tt.u, c.USD, tt.want, c.PricedAs)
 			}
@@ -85,7 +90,9 @@ func TestUnknownModelFallback(t *testing.T) {
 		"claude-opus-9-1":                    "claude-opus-5-5", // newest opus by release date
 		"claude-sonnet-7":                    "claude-sonnet-5-5",
 		"claude-3-9-haiku":                   "claude-haiku-4-5", // older than the newest: the dearest haiku
-		"gpt-5.9-codex":                      "gpt-5.3-codex",    // newest of gpt-5-codex
+		"gpt-5.9-codex":                      "gpt-5.6-sol",      // a Codex variant: never below its mainline's newest
+		"gpt-5.6-codex":                      "gpt-5.6-sol",      // not newer than gpt-5.6-sol: the dearest of gpt-5 and gpt-5-codex
+		"gpt-6.9-codex":                      "gpt-6.2-astra",    // the newest release day's dearest
 		"gpt-5.9-codex-ultra":                "gpt-5.6-sol",      // no such family: newest gpt-5
 		"gemini-3.9-flash":                   "gemini-3.8-flash",
 		"gemini-4-pro-preview":               "gemini-3.1-pro-preview",
@@ -107,7 +114,7 @@ func TestUnknownModelFallback(t *testing.T) {
 			t.Errorf("llama-4 priced as %s, but %s costs more", p.ID, m.ID)
 		}
 	}
-	if c := tab.Cost("claude-opus-9-1", Usage{Input: 1}); !c.Estimated {
+	if c := tab.Cost("claude-opus-9-1", Usage{Input: 1}, testDay); !c.Estimated {
 		t.Error("Cost of an unknown model must say estimated")
 	}
 }
@@ -161,13 +168,13 @@ func TestOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := tab.Cost("claude-sonnet-4-6-20260101", Usage{Input: 1_000_000, CacheRead: 1_000_000}); !near(c.USD, 1+0.3) || c.Estimated {
+	if c := tab.Cost("claude-sonnet-4-6-20260101", Usage{Input: 1_000_000, CacheRead: 1_000_000}, testDay); !near(c.USD, 1+0.3) || c.Estimated {
 		t.Errorf("override keeps the cache-read rate it did not name: %+v", c)
 	}
-	if c := tab.Cost("my-local-model", Usage{Input: 1_000_000, CacheRead: 1_000_000, CacheCreation: 1_000_000}); !near(c.USD, 0.5+0+0.625) || c.Estimated {
+	if c := tab.Cost("my-local-model", Usage{Input: 1_000_000, CacheRead: 1_000_000, CacheCreation: 1_000_000}, testDay); !near(c.USD, 0.5+0+0.625) || c.Estimated {
 		t.Errorf("new model: %+v", c)
 	}
-	if c := Default().Cost("claude-sonnet-4-6", Usage{Input: 1_000_000}); !near(c.USD, 3) {
+	if c := Default().Cost("claude-sonnet-4-6", Usage{Input: 1_000_000}, testDay); !near(c.USD, 3) {
 		t.Errorf("With must not change the default table: %v", c.USD)
 	}
 	for _, bad := range []string{`{"new-model": {"input": 1}}`, `{"gpt-5": {"input": -1}}`} {
@@ -186,9 +193,9 @@ func TestLedgerPricesTheDifference(t *testing.T) {
 	// that crosses the long-context line only together with the input.
 	first := Usage{Input: 150_000, CacheRead: 51_000, Output: 1}
 	final := Usage{Input: 150_000, CacheRead: 51_000, Output: 900}
-	l.Add(tab, "claude-sonnet-4-5", first, Usage{})
-	l.Add(tab, "claude-sonnet-4-5", final, first)
-	want := tab.Cost("claude-sonnet-4-5", final).USD
+	l.Add(tab, "claude-sonnet-4-5", first, Usage{}, testDay)
+	l.Add(tab, "claude-sonnet-4-5", final, first, testDay)
+	want := tab.Cost("claude-sonnet-4-5", final, testDay).USD
 	if !near(l.CostUSD, want) {
 		t.Errorf("ledger %.9f, want the final usage's cost %.9f", l.CostUSD, want)
 	}
@@ -196,7 +203,7 @@ func TestLedgerPricesTheDifference(t *testing.T) {
 	if ms.OutputTokens != 900 || ms.InputTokens != 150_000 || ms.CacheReadTokens != 51_000 {
 		t.Errorf("tokens %+v", ms)
 	}
-	l.Add(tab, "", Usage{Input: 10}, Usage{})
+	l.Add(tab, "", Usage{Input: 10}, Usage{}, testDay)
 	if !l.Estimated || l.Models[UnknownModel] == nil {
 		t.Errorf("usage without a model must be estimated under %s", UnknownModel)
 	}
@@ -210,7 +217,7 @@ func TestOverrideUsedAsIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, u := range []Usage{{Input: 1_000_000, Geo: "us"}, {Input: 1_000_000, Speed: "fast"}} {
-		if c := tab.Cost("claude-opus-4-6", u); !near(c.USD, 1) {
+		if c := tab.Cost("claude-opus-4-6", u, testDay); !near(c.USD, 1) {
 			t.Errorf("%+v: $%.4f, want the set $1.00", u, c.USD)
 		}
 	}

@@ -85,9 +85,9 @@ func (w *restartWatch) Has(uint64) bool {
 // priced as cost(Usage) − cost(Counted), as the hook prices it, so that
 // whole-request rules (long-context rates) stay right.
 func priced(p Pricer, r transcripts.Response) Record {
-	usd, est := p.Cost(r.Model, r.Usage)
+	usd, est := p.Cost(r.Model, r.Usage, r.Time)
 	if r.Counted != (transcripts.Usage{}) {
-		was, west := p.Cost(r.Model, r.Counted)
+		was, west := p.Cost(r.Model, r.Counted, r.Time)
 		usd -= was
 		est = est || west
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -222,8 +223,12 @@ func (c *cache) merge(id string, st *sessionState, recs []Record, p Pricer) {
 					continue
 				}
 				// More than the other session counted: the growth counts here.
-				usd, est := p.Cost(r.Model, r.Usage)
-				was, west := p.Cost(r.Model, cur.usage)
+				var at time.Time // a line without a time: today's rates
+				if r.Time > 0 {
+					at = time.Unix(r.Time, 0)
+				}
+				usd, est := p.Cost(r.Model, r.Usage, at)
+				was, west := p.Cost(r.Model, cur.usage, at)
 				r.Counted, r.USD, r.Estimated = cur.usage, usd-was, est || west
 				cur.owner = o
 			}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -18,7 +19,7 @@ import (
 // compare as dollars and tokens at once.
 type tokenPricer struct{}
 
-func (tokenPricer) Cost(_ string, u transcripts.Usage) (float64, bool) {
+func (tokenPricer) Cost(_ string, u transcripts.Usage, _ time.Time) (float64, bool) {
 	return float64(u.Total()) / 1e6, false
 }
 
@@ -301,4 +302,4 @@ func TestReportCacheFollowsPrices(t *testing.T) {
 
 type pricerFunc func(string, transcripts.Usage) (float64, bool)
 
-func (f pricerFunc) Cost(m string, u transcripts.Usage) (float64, bool) { return f(m, u) }
+func (f pricerFunc) Cost(m string, u transcripts.Usage, _ time.Time) (float64, bool) { return f(m, u) }

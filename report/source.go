@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -58,9 +59,10 @@ type Record struct {
 	Estimated bool
 }
 
-// Pricer prices one response's usage, as the hook prices it.
+// Pricer prices one response's usage at the rates of its day, as the hook
+// prices it.
 type Pricer interface {
-	Cost(model string, u transcripts.Usage) (usd float64, estimated bool)
+	Cost(model string, u transcripts.Usage, at time.Time) (usd float64, estimated bool)
 }
 
 // source finds the sessions of one agent and reads one of them.

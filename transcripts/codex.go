@@ -28,6 +28,9 @@ func (c codexCum) total() int64 { return c.In + c.Out }
 
 type codexState struct {
 	Model string `json:"m,omitempty"`
+	// Tier is the service tier of the latest thread_settings_applied
+	// ("priority" for Codex's fast mode, "flex"); empty is standard.
+	Tier string `json:"st,omitempty"`
 	// Counted is the thread's cumulative usage already yielded.
 	Counted codexCum `json:"n,omitempty"`
 	// Meta: the file's own session_meta was seen. Replay: still inside the
@@ -103,7 +106,7 @@ func ReadCodexRollout(ctx context.Context, path string, pos *Position, sink Sink
 // so that the usage it counted is not counted again; the rest starts over.
 func codexReset(fp *FilePos) {
 	if fp.Codex != nil {
-		fp.Codex = &codexState{Model: fp.Codex.Model, Counted: fp.Codex.Counted, Results: fp.Codex.Results}
+		fp.Codex = &codexState{Model: fp.Codex.Model, Tier: fp.Codex.Tier, Counted: fp.Codex.Counted, Results: fp.Codex.Results}
 	}
 }
 
@@ -120,7 +123,7 @@ var codexTags = [][]byte{
 	[]byte(`"token_count"`), []byte(`"token_usage_record"`), []byte(`"turn_context"`),
 	[]byte(`"session_meta"`), []byte(`"item_completed"`), []byte(`"exec_command_end"`),
 	[]byte(`"patch_apply_end"`), []byte(`"function_call`), []byte(`"custom_tool_call`),
-	[]byte(`"inter_agent_communication`),
+	[]byte(`"inter_agent_communication`), []byte(`"thread_settings_applied"`),
 }
 
 // codexUsageLine reports whether a line can matter to a read that wants
@@ -170,7 +173,7 @@ func codexUsageLine(line []byte) bool {
 			}
 			return 0, errStop
 		})
-		return inner == "token_count"
+		return inner == "token_count" || inner == "thread_settings_applied"
 	case "response_item", "compacted", "world_state":
 		return false
 	}
@@ -205,6 +208,13 @@ type codexPayload struct {
 	Source       json.RawMessage `json:"source"`
 	// turn_context
 	Model string `json:"model"`
+	// thread_settings_applied: the tier the thread asks for. Codex 0.169
+	// and 0.171 write service_tier "priority" for `service_tier = "fast"`
+	// (and send "priority" to the API), "flex" for flex, and leave it out
+	// for standard.
+	ThreadSettings *struct {
+		ServiceTier string `json:"service_tier"`
+	} `json:"thread_settings"`
 	// token_count
 	Info *struct {
 		Total *codexUsageJSON `json:"total_token_usage"`
@@ -296,6 +306,17 @@ func codexLine(line []byte, file string, fp *FilePos, sink *Sink) {
 		}
 	case "event_msg":
 		switch p.Type {
+		case "thread_settings_applied":
+			if p.ThreadSettings != nil {
+				switch t := p.ThreadSettings.ServiceTier; t {
+				case "", "default", "standard", "auto":
+					st.Tier = ""
+				case "fast":
+					st.Tier = "priority"
+				default:
+					st.Tier = t
+				}
+			}
 		case "token_count":
 			if p.Info != nil && p.Info.Total != nil {
 				codexUsage(p.Info.Total.cum(), "", t, file, st, sink)
@@ -366,7 +387,7 @@ func codexUsage(c codexCum, respID string, t time.Time, file string, st *codexSt
 	}
 	sink.response(Response{
 		File: file, MessageID: respID, Model: st.Model, Time: t,
-		Usage: Usage{Input: d.In - d.Cached - d.Write, CacheRead: d.Cached, CacheCreation: d.Write, Output: d.Out},
+		Usage: Usage{Input: d.In - d.Cached - d.Write, CacheRead: d.Cached, CacheCreation: d.Write, Output: d.Out, Tier: st.Tier},
 	})
 }
 

@@ -356,3 +356,52 @@ func TestCodexRootRollout(t *testing.T) {
 		}
 	}
 }
+
+// Codex run with `service_tier = "fast"` (0.169.0 and 0.171.0 against the
+// fake server, 2026-12-01; the prompts and instructions left out): the
+// requests asked for service_tier "priority" and thread_settings_applied
+// says "priority". Every response carries the tier to pricing.
+func TestCodexPriorityTierFromRealRollouts(t *testing.T) {
+	for _, f := range []string{"testdata/rollout-codex-0.169-priority.jsonl", "testdata/rollout-codex-0.171-priority.jsonl"} {
+		n := 0
+		sink := Sink{Response: func(r Response) {
+			n++
+			if r.Usage.Tier != "priority" {
+				t.Errorf("%s: response %s tier %q, want priority", f, r.MessageID, r.Usage.Tier)
+			}
+		}}
+		var pos Position
+		if _, err := ReadCodex(context.Background(), f, &pos, sink); err != nil {
+			t.Fatal(err)
+		}
+		if n != 2 {
+			t.Errorf("%s: %d responses, want 2", f, n)
+		}
+	}
+}
+
+// A thread whose settings go back to the standard tier prices its next
+// responses at standard rates.
+func TestCodexTierFollowsThreadSettings(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "rollout-2026-12-01T10-00-00-01a23368-41dd-7561-b6f7-c8471d0e6f22.jsonl")
+	lines := []string{
+		`{"timestamp":"2026-12-01T10:00:00Z","type":"session_meta","payload":{"id":"01a23368-41dd-7561-b6f7-c8471d0e6f22","cli_version":"0.171.0"}}`,
+		`{"timestamp":"2026-12-01T10:00:01Z","type":"turn_context","payload":{"model":"gpt-5.5"}}`,
+		`{"timestamp":"2026-12-01T10:00:01Z","type":"event_msg","payload":{"type":"thread_settings_applied","thread_settings":{"model":"gpt-5.5","service_tier":"flex"}}}`,
+		`{"timestamp":"2026-12-01T10:00:02Z","type":"token_usage_record","payload":{"response_id":"r1","thread_token_usage":{"input_tokens":100,"output_tokens":10}}}`,
+		`{"timestamp":"2026-12-01T10:00:03Z","type":"event_msg","payload":{"type":"thread_settings_applied","thread_settings":{"model":"gpt-5.5"}}}`,
+		`{"timestamp":"2026-12-01T10:00:04Z","type":"token_usage_record","payload":{"response_id":"r2","thread_token_usage":{"input_tokens":200,"output_tokens":20}}}`,
+	}
+	if err := os.WriteFile(f, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var tiers []string
+	var pos Position
+	if _, err := ReadCodex(context.Background(), f, &pos, Sink{Response: func(r Response) { tiers = append(tiers, r.Usage.Tier) }}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(tiers, ",") != "flex," {
+		t.Errorf("tiers %q, want flex then standard", tiers)
+	}
+}

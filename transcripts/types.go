@@ -26,6 +26,10 @@ type Usage struct {
 	// inference_geo ("us" costs more on newer models).
 	Speed string `json:"sp,omitempty"`
 	Geo   string `json:"geo,omitempty"`
+	// Tier is the service tier the request asked for (Codex writes it in
+	// thread_settings_applied): "priority", "flex", "batch"; empty is
+	// standard.
+	Tier string `json:"tier,omitempty"`
 }
 
 // CacheWrite is the total of cache-write tokens: the larger of
@@ -38,13 +42,17 @@ func (u Usage) CacheWrite() int64 {
 // Total is every token of the response.
 func (u Usage) Total() int64 { return u.Input + u.Output + u.CacheRead + u.CacheWrite() }
 
-// Add returns the field-wise sum; Speed and Geo are taken from v when set.
+// Add returns the field-wise sum; Speed, Geo and Tier are taken from v when
+// set.
 func (u Usage) Add(v Usage) Usage {
 	r := Usage{
 		Input: u.Input + v.Input, Output: u.Output + v.Output, CacheRead: u.CacheRead + v.CacheRead,
 		CacheCreation: u.CacheCreation + v.CacheCreation, CacheWrite5m: u.CacheWrite5m + v.CacheWrite5m,
 		CacheWrite1h: u.CacheWrite1h + v.CacheWrite1h, WebSearch: u.WebSearch + v.WebSearch,
-		Speed: u.Speed, Geo: u.Geo,
+		Speed: u.Speed, Geo: u.Geo, Tier: u.Tier,
+	}
+	if v.Tier != "" {
+		r.Tier = v.Tier
 	}
 	if v.Speed != "" {
 		r.Speed = v.Speed
@@ -55,13 +63,13 @@ func (u Usage) Add(v Usage) Usage {
 	return r
 }
 
-// Sub returns the field-wise difference (Speed and Geo of u).
+// Sub returns the field-wise difference (Speed, Geo and Tier of u).
 func (u Usage) Sub(v Usage) Usage {
 	return Usage{
 		Input: u.Input - v.Input, Output: u.Output - v.Output, CacheRead: u.CacheRead - v.CacheRead,
 		CacheCreation: u.CacheCreation - v.CacheCreation, CacheWrite5m: u.CacheWrite5m - v.CacheWrite5m,
 		CacheWrite1h: u.CacheWrite1h - v.CacheWrite1h, WebSearch: u.WebSearch - v.WebSearch,
-		Speed: u.Speed, Geo: u.Geo,
+		Speed: u.Speed, Geo: u.Geo, Tier: u.Tier,
 	}
 }
 

@@ -254,7 +254,7 @@ func copyFile(src, dst string) error {
 func sink(l *pricing.Ledger) transcripts.Sink {
 	table := pricing.Default()
 	return transcripts.Sink{Response: func(r transcripts.Response) {
-		l.Add(table, r.Model, pricing.Usage(r.Usage), pricing.Usage(r.Counted))
+		l.Add(table, r.Model, pricing.Usage(r.Usage), pricing.Usage(r.Counted), r.Time)
 	}}
 }
 

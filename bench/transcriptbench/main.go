@@ -60,7 +60,7 @@ func readOnce(path string) error {
 	var pos transcripts.Position
 	_, err := transcripts.ReadClaude(context.Background(), path, &pos, transcripts.Sink{
 		Response: func(r transcripts.Response) {
-			l.Add(table, r.Model, pricing.Usage(r.Usage), pricing.Usage(r.Counted))
+			l.Add(table, r.Model, pricing.Usage(r.Usage), pricing.Usage(r.Counted), r.Time)
 		},
 		ToolResult: func(transcripts.ToolResult) {},
 	})

@@ -154,7 +154,7 @@ func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, er
 	// One pass: the replay's read also totals the cost.
 	pricer, _ := guard.NewPricer(policy)
 	r.Decisions, r.Calls, err = guard.Replay(context.Background(), who, path, policy, pricer, func(resp transcripts.Response) {
-		r.Add(table, resp.Model, pricing.Usage(resp.Usage), pricing.Usage(resp.Counted))
+		r.Add(table, resp.Model, pricing.Usage(resp.Usage), pricing.Usage(resp.Counted), resp.Time)
 	})
 	if err != nil {
 		return nil, cannotRead("replay", path, err)

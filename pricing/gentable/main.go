@@ -47,17 +47,49 @@ func run(in, out string) error {
 			}
 			b.WriteString("},\n")
 		}
+		if p.Period != (pricing.Period{}) {
+			fmt.Fprintf(&b, "Period: %s,\n", period(p.Period))
+		}
 		fmt.Fprintf(&b, "Rates: %s,\n", rates(p.Rates))
+		if len(p.Dated) > 0 {
+			b.WriteString("Dated: []Dated{\n")
+			for _, d := range p.Dated {
+				fmt.Fprintf(&b, "{Period: %s, Rates: %s, Source: %q", period(d.Period), rates(d.Rates), d.Source)
+				if d.FastMultiplier != 0 {
+					fmt.Fprintf(&b, ", FastMultiplier: %s", num(d.FastMultiplier))
+				}
+				if d.LongContext != nil {
+					fmt.Fprintf(&b, ", LongContext: %s", longContext(d.LongContext))
+				}
+				if d.Note != "" {
+					fmt.Fprintf(&b, ", Note: %q", d.Note)
+				}
+				b.WriteString("},\n")
+			}
+			b.WriteString("},\n")
+		}
 		for _, f := range []struct {
 			name string
 			v    float64
-		}{{"WebSearch", p.WebSearch}, {"USMultiplier", p.USMultiplier}, {"FastMultiplier", p.FastMultiplier}} {
+		}{{"WebSearch", p.WebSearch}, {"PerRequest", p.PerRequest}, {"USMultiplier", p.USMultiplier}, {"FastMultiplier", p.FastMultiplier}} {
 			if f.v != 0 {
 				fmt.Fprintf(&b, "%s: %s,\n", f.name, num(f.v))
 			}
 		}
 		if lc := p.LongContext; lc != nil {
-			fmt.Fprintf(&b, "LongContext: &LongContext{AboveTokens: %d, Rates: %s},\n", lc.AboveTokens, rates(lc.Rates))
+			fmt.Fprintf(&b, "LongContext: %s,\n", longContext(lc))
+		}
+		if len(p.Tiers) > 0 {
+			tiers := make([]string, 0, len(p.Tiers))
+			for k := range p.Tiers {
+				tiers = append(tiers, k)
+			}
+			sort.Strings(tiers)
+			b.WriteString("Tiers: map[string]float64{")
+			for _, k := range tiers {
+				fmt.Fprintf(&b, "%q: %s, ", k, num(p.Tiers[k]))
+			}
+			b.WriteString("},\n")
 		}
 		for _, f := range []struct{ name, v string }{
 			{"Released", p.Released}, {"ReleasedSource", p.ReleasedSource}, {"Source", p.Source}, {"Checked", p.Checked}, {"Note", p.Note},
@@ -92,6 +124,14 @@ func run(in, out string) error {
 func rates(r pricing.Rates) string {
 	return fmt.Sprintf("Rates{Input: %s, Output: %s, CacheRead: %s, CacheWrite: %s, CacheWrite1h: %s}",
 		num(r.Input), num(r.Output), num(r.CacheRead), num(r.CacheWrite), num(r.CacheWrite1h))
+}
+
+func period(p pricing.Period) string {
+	return fmt.Sprintf("Period{From: %q, Until: %q}", p.From, p.Until)
+}
+
+func longContext(lc *pricing.LongContext) string {
+	return fmt.Sprintf("&LongContext{AboveTokens: %d, Rates: %s}", lc.AboveTokens, rates(lc.Rates))
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
