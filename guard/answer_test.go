@@ -31,7 +31,7 @@ func TestEncodeGolden(t *testing.T) {
 		"stop_and_more": {Verdicts: []Verdict{warn, ask, stop}},
 	}
 	for name, a := range cases {
-		for _, h := range []agent.ID{agent.Claude, agent.Codex, agent.Cursor, agent.OpenCode, agent.Gemini} {
+		for _, h := range agent.IDs() {
 			got := a.Encode(h)
 			golden := filepath.Join("testdata", "answer", string(h)+"_"+name+".golden")
 			if *update {

@@ -101,18 +101,7 @@ func (e *Escalation) escalate(v Verdict, h agent.ID, toolUseID string, settled b
 	i := slices.IndexFunc(e.Asks, func(a Asked) bool { return a.Wire == v.Wire })
 	if i >= 0 && e.Asks[i].Refused {
 		e.Asks = slices.Delete(e.Asks, i, i+1)
-		what := "runaway asked about this earlier in this prompt, the call was refused, and the agent went on the same way: runaway ends the turn."
-		switch h {
-		case agent.Codex:
-			what = "runaway denied this earlier in this prompt and the agent went on the same way: runaway denies every call until the next prompt."
-		case agent.OpenCode:
-			// The plugin sends the user message as the prompt: later calls
-			// are denied, and before the next model request the session ends.
-			what = "runaway denied this earlier in this prompt and the agent went on the same way: runaway ends the session."
-		case agent.Gemini:
-			// No prompt id: Gemini CLI's continue:false ends the run itself.
-			what = "runaway denied this earlier and the agent went on the same way: runaway ends the run."
-		}
+		what := dialectOf(h).escalated
 		stop := Verdict{Kind: Stop, Wire: v.Wire, Reason: strings.TrimSuffix(v.Reason, ".") + "; " + what, ModelHint: haltHint}
 		if e.Prompt != "" {
 			// Without a prompt key the end of the turn cannot be told:

@@ -216,9 +216,7 @@ func (h *Hook) duration(env string, def, lo, hi time.Duration) time.Duration {
 // answer is the hook's work: returns the bytes to print, or an error for
 // the log (and no decision).
 func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *failClosed) ([]byte, error) {
-	switch hint {
-	case "", agent.Claude, agent.Codex, agent.OpenCode, agent.Gemini:
-	default:
+	if hint != "" && (!knownDialect(hint) || dialectOf(hint).stayOut) {
 		h.errorLog().Log("hook", fmt.Errorf("unknown harness %q on the command line; telling it from the input", hint))
 		hint = ""
 	}
@@ -226,8 +224,8 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *f
 	if err != nil {
 		return nil, err
 	}
-	if in.Harness == agent.Cursor {
-		return Answer{}.Encode(agent.Cursor), nil
+	if d := dialectOf(in.Harness); d.stayOut {
+		return d.encode(Answer{}), nil
 	}
 	// Before a model request or a prompt, only the spend wire answers.
 	model := in.isModelRequest() || in.isPromptSubmit()

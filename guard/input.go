@@ -71,7 +71,7 @@ func ParseInput(data []byte, hint agent.ID) (*Input, error) {
 		return nil, fmt.Errorf("input is not a JSON object: %w", err)
 	}
 	in.Harness = detect(&in, hint)
-	if in.Harness != agent.Cursor && in.SessionID == "" {
+	if !dialectOf(in.Harness).stayOut && in.SessionID == "" {
 		return nil, errNoSession
 	}
 	if len(in.SessionID) > maxSessionID {
@@ -81,33 +81,16 @@ func ParseInput(data []byte, hint agent.ID) (*Input, error) {
 	return &in, nil
 }
 
-// detect tells the harness from the input: cursor_version → Cursor,
-// an "opencode" object → OpenCode, turn_id → Codex, Gemini CLI's event
-// names → Gemini CLI, otherwise Claude Code (or the hint, when it is Codex
-// and the input carries nothing to tell).
+// detect tells the agent from the input: the first dialect that claims
+// it, else Claude Code.
 func detect(in *Input, hint agent.ID) agent.ID {
-	switch {
-	case in.CursorVersion != "":
-		return agent.Cursor
-	case in.OpenCode != nil, hint == agent.OpenCode:
-		// Only runaway's plugin runs `hook opencode`, and it always sends
-		// its object; its answer format is the one to use either way.
-		return agent.OpenCode
-	case in.TurnID != "":
-		return agent.Codex
-	case in.HookEventName == geminiBeforeTool, in.HookEventName == geminiBeforeModel:
-		return agent.Gemini
-	case hint == agent.Codex && in.PromptID == "":
-		return agent.Codex
+	for _, d := range dialects {
+		if d.claims != nil && d.claims(in, hint) {
+			return d.id
+		}
 	}
 	return agent.Claude
 }
-
-// Gemini CLI's events before a tool call and before a model request.
-const (
-	geminiBeforeTool  = "BeforeTool"
-	geminiBeforeModel = "BeforeModel"
-)
 
 // isToolCall reports whether the input is a call before a tool runs
 // (PreToolUse; Gemini CLI's BeforeTool; OpenCode's tool.execute.before);

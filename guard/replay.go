@@ -98,10 +98,10 @@ func Replay(ctx context.Context, h agent.ID, path string, p configs.Policy, pr P
 		case e.result != nil:
 			flush()
 			sess.addResult(*e.result)
-		case h == agent.Codex:
-			if codexRunsHook(e.call.Name) {
-				pending = append(pending, e.call)
-			}
+		case !judged[e.call].hooked:
+			// The agent runs no hook for this tool.
+		case dialectOf(h).callBeforeUsage:
+			pending = append(pending, e.call)
 		default:
 			decide(e.call)
 		}
@@ -115,6 +115,7 @@ func Replay(ctx context.Context, h agent.ID, path string, p configs.Policy, pr P
 // wire's verdict, the loop wire's fingerprint and the summary.
 type judgedCall struct {
 	in     *Input
+	hooked bool // the agent runs its hook for this call
 	tamper Verdict
 	call   Call
 }
@@ -140,8 +141,8 @@ func judgeCalls(hook *Hook, h agent.ID, events []replayEvent) map[*transcripts.T
 	for range min(runtime.GOMAXPROCS(0), max(len(tcs), 1)) {
 		wg.Go(func() {
 			for i := range next {
-				in := hookView(h, *tcs[i])
-				out[i] = judgedCall{in: in, tamper: hook.tamperWire(in),
+				in, hooked := hookView(h, *tcs[i])
+				out[i] = judgedCall{in: in, hooked: hooked, tamper: hook.tamperWire(in),
 					call: Call{Fingerprint: Fingerprint(in.ToolName, in.ToolInput), Tool: in.ToolName, Summary: Summarize(in.ToolName, in.ToolInput)}}
 			}
 		})
@@ -236,11 +237,19 @@ func codexRunsHook(name string) bool {
 // received: Codex records its shell tool by its model-facing name
 // (exec_command, shell) and arguments, and sends hooks "Bash" with a
 // command string.
-func hookView(h agent.ID, tc transcripts.ToolCall) *Input {
+func hookView(h agent.ID, tc transcripts.ToolCall) (*Input, bool) {
 	in := &Input{Harness: h, SessionID: "replay", ToolName: tc.Name, ToolInput: tc.Input, ToolUseID: tc.ID}
-	if h != agent.Codex {
-		return in
+	if r := dialectOf(h).replay; r != nil {
+		return in, r(in, tc)
 	}
+	return in, true
+}
+
+// codexReplay: Codex records its shell tool by its model-facing name
+// (exec_command, shell) and arguments, and sends hooks "Bash" with a
+// command string; it runs hooks for its shell tool, apply_patch and MCP
+// tools only.
+func codexReplay(in *Input, tc transcripts.ToolCall) bool {
 	switch {
 	case codexShellTools[tc.Name]:
 		var args struct {
@@ -274,7 +283,7 @@ func hookView(h agent.ID, tc transcripts.ToolCall) *Input {
 		}
 		in.ToolInput, _ = json.Marshal(map[string]string{"command": patch})
 	}
-	return in
+	return codexRunsHook(tc.Name)
 }
 
 // joinArgv shows an argv as the command it runs: Codex's older shell tool

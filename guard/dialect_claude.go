@@ -1,0 +1,45 @@
+package guard
+
+import "github.com/runaway-guard/runaway/agent"
+
+// claudeDialect: Claude Code asks the person, and continue: false ends the
+// turn.
+var claudeDialect = dialect{
+	id: agent.Claude, encode: Answer.encodeClaude, canAsk: true,
+	escalated: endsTheTurn,
+}
+
+const endsTheTurn = "runaway asked about this earlier in this prompt, the call was refused, and the agent went on the same way: runaway ends the turn."
+
+// claudeOutput is Claude Code's hook answer.
+type claudeOutput struct {
+	Continue           *bool       `json:"continue,omitempty"`
+	StopReason         string      `json:"stopReason,omitempty"`
+	SystemMessage      string      `json:"systemMessage,omitempty"`
+	HookSpecificOutput *preToolUse `json:"hookSpecificOutput,omitempty"`
+}
+
+func (a Answer) encodeClaude() []byte {
+	var out claudeOutput
+	switch k := a.Kind(); k {
+	case None:
+		return nil
+	case Warn:
+		out.SystemMessage = a.reasons(Warn, Warn, false)
+	case Ask:
+		// The reason of an ask is shown to the person.
+		out.HookSpecificOutput = decision("ask", a.reasons(Ask, Ask, false))
+		out.SystemMessage = a.reasons(Warn, Warn, false)
+	case Deny, Stop:
+		// The reason of a deny is shown to the model; warnings and asks
+		// that came with it go to the person.
+		out.HookSpecificOutput = decision("deny", a.reasons(Deny, Stop, true))
+		out.SystemMessage = a.reasons(Warn, Ask, false)
+		if k == Stop {
+			f := false
+			out.Continue = &f
+			out.StopReason = a.reasons(Stop, Stop, false)
+		}
+	}
+	return marshal(out)
+}

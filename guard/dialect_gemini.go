@@ -1,0 +1,52 @@
+package guard
+
+import "github.com/runaway-guard/runaway/agent"
+
+// geminiDialect: Gemini CLI's ask would wait forever headless; with no
+// prompt id, its continue: false ends the run itself.
+var geminiDialect = dialect{
+	id: agent.Gemini, encode: Answer.encodeGemini,
+	claims: func(in *Input, _ agent.ID) bool {
+		return in.HookEventName == geminiBeforeTool || in.HookEventName == geminiBeforeModel
+	},
+	escalated: "runaway denied this earlier and the agent went on the same way: runaway ends the run.",
+}
+
+// Gemini CLI's events before a tool call and before a model request.
+const (
+	geminiBeforeTool  = "BeforeTool"
+	geminiBeforeModel = "BeforeModel"
+)
+
+// geminiOutput is Gemini CLI's BeforeTool answer. It has no "ask" that
+// works headless (the run waits for a confirmation forever), so asks are
+// denials that tell the model to ask the person, as for Codex.
+type geminiOutput struct {
+	Decision      string `json:"decision,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	Continue      *bool  `json:"continue,omitempty"`
+	StopReason    string `json:"stopReason,omitempty"`
+	SystemMessage string `json:"systemMessage,omitempty"`
+}
+
+func (a Answer) encodeGemini() []byte {
+	var out geminiOutput
+	switch k := a.Kind(); k {
+	case None:
+		return nil
+	case Warn:
+		out.SystemMessage = a.reasons(Warn, Warn, false)
+	default:
+		// The reason goes to the model as the tool's error; the system
+		// message to the person. continue: false ends the run.
+		out.Decision = "deny"
+		out.Reason = a.reasons(Ask, Stop, true)
+		out.SystemMessage = a.reasons(Warn, Warn, false)
+		if k == Stop {
+			f := false
+			out.Continue = &f
+			out.StopReason = a.reasons(Stop, Stop, false)
+		}
+	}
+	return marshal(out)
+}
