@@ -58,7 +58,6 @@ type sessionState struct {
 	// Shared: the session holds responses another session holds too (a
 	// copy); making it again makes every session again.
 	Shared bool `json:"shared,omitempty"`
-	seen   bool
 }
 
 // add puts one record into its bucket.

@@ -163,7 +163,7 @@ func (opencodeSource) read(_ context.Context, s SessionRef, st *sessionState, p 
 		// nothing is priced by runaway's table, as an estimate.
 		usd, est := m.Cost, false
 		if usd == 0 && u.Total() > 0 {
-			usd, est = p.Cost(m.Model, u, time.UnixMilli(m.Created))
+			usd, _ = p.Cost(m.Model, u, time.UnixMilli(m.Created))
 			est = true
 		}
 		prev := st.Messages[m.ID]
