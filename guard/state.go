@@ -155,6 +155,11 @@ func (s *Store) Open(ctx context.Context, h agent.ID, id string) (*Locked, error
 	}
 	l := &Locked{path: base + ".json", lock: lk}
 	sess, err := readSession(l.path)
+	var newer *NewerStateError
+	if errors.As(err, &newer) {
+		l.Close()
+		return s.inMemory(h, id, base, err)
+	}
 	if err != nil {
 		aside := l.path + ".corrupt"
 		_ = os.Rename(l.path, aside)
@@ -177,6 +182,8 @@ var ErrNotKept = errors.New("session state could not be written")
 func (s *Store) inMemory(h agent.ID, id, base string, why error) (*Locked, error) {
 	sess, err := readSession(base + ".json")
 	if err != nil || sess == nil {
+		// Afresh (a newer runaway's state is not understood): spend is
+		// counted from the transcripts' start.
 		sess = &Session{Version: stateVersion, Harness: h, SessionID: id}
 	}
 	sess.counted = &countedKeys{path: base + ".keys", readOnly: true}
@@ -220,10 +227,28 @@ func readSession(path string) (*Session, error) {
 	if err := json.Unmarshal(data, &sess); err != nil {
 		return nil, err
 	}
-	if sess.Version != stateVersion {
-		return nil, fmt.Errorf("state version %d, want %d", sess.Version, stateVersion)
+	switch {
+	case sess.Version > stateVersion:
+		return nil, &NewerStateError{Path: path, Version: sess.Version}
+	case sess.Version < 1:
+		return nil, fmt.Errorf("state version %d, want 1 to %d", sess.Version, stateVersion)
 	}
+	// Older versions only lacked fields: what they lack starts at zero
+	// (spend is counted again from the transcripts' start).
+	sess.Version = stateVersion
 	return &sess, nil
+}
+
+// NewerStateError: a newer runaway wrote the session's state. It is left
+// as it is, for that runaway to go on with.
+type NewerStateError struct {
+	Path    string
+	Version int
+}
+
+func (e *NewerStateError) Error() string {
+	return fmt.Sprintf("session state %s was written by a newer runaway (state version %d; this one reads up to %d): it is left as it is; run the newer runaway (runaway version, then runaway setup with it)",
+		e.Path, e.Version, stateVersion)
 }
 
 // readRegular reads a whole file through openRegular.
