@@ -113,6 +113,8 @@ type statusView struct {
 	State     string  `json:"state"`
 	// Transcript is the main file runaway reads the session from.
 	Transcript string `json:"transcript"`
+	// PromptUSD is the current prompt's spend.
+	PromptUSD float64 `json:"prompt_spend_usd"`
 }
 
 // status returns runaway's view of one session.

@@ -20,6 +20,7 @@ import (
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard/tamper"
 	"github.com/runaway-guard/runaway/ownfiles"
+	"github.com/runaway-guard/runaway/transcripts"
 )
 
 // DefaultDeadline bounds one hook run, well under the 10 s timeout of
@@ -318,7 +319,7 @@ func (h *Hook) readSpend(ctx context.Context, c *call) float64 {
 		// cost, which grew now.
 		before := s.Spend.USD
 		s.applyOpenCode(r, h.pricer(c.policy))
-		s.Spend.addDay(c.now, s.Spend.USD-before, day)
+		s.addDay(transcripts.Response{Time: c.now}, s.Spend.USD-before, day)
 	} else {
 		rctx, cancel := context.WithTimeout(ctx, h.readBudget(ctx))
 		defer cancel()

@@ -180,3 +180,33 @@ func TestClockSetBackAcrossMidnight(t *testing.T) {
 		t.Fatalf("$10.10 on Dec 1: %q, want the daily stop", got)
 	}
 }
+
+// Item 4: a fork (claude --resume <id> --fork-session) starts a new
+// session whose file begins with the parent's history: the same responses
+// (message.id) under the fork's session id, as Claude Code 2.1.328 writes
+// them. The day counts each response once: parent $6, fork $3 more, the
+// day $9 under a $10 daily cap (before: $15, a false stop).
+func TestForkCountsTheDayOnce(t *testing.T) {
+	env := map[string]string{"RUNAWAY_SESSION_CAP_USD": "100", "RUNAWAY_DAILY_CAP_USD": "10"}
+	parent := newClaudeSession(t, "parent", env)
+	parent.respond(3, "")
+	parent.respond(3, "")
+	fork := newClaudeSession(t, "fork", env)
+	fork.h = parent.h
+	data, _ := os.ReadFile(parent.path)
+	copied := strings.ReplaceAll(string(data), `"sessionId":"parent"`, `"sessionId":"fork"`)
+	if err := os.WriteFile(fork.path, []byte(copied), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fork.n = parent.n
+	if got := fork.respond(3, ""); got != "" {
+		t.Fatalf("the day spent $9 of its $10 cap: %q", got)
+	}
+	if got := ledgerToday(t, parent.h); got != 9 {
+		t.Errorf("daily ledger = $%v, want $9", got)
+	}
+	// The fork's own total is its whole history, as Claude Code counts it.
+	if sess, _ := (&Store{Dir: parent.h.StateDir}).ReadSession(agent.Claude, "fork"); sess.Spend.USD != 9 {
+		t.Errorf("fork's session spend $%v, want $9", sess.Spend.USD)
+	}
+}

@@ -72,17 +72,36 @@ type DaySpend struct {
 // side that a clock set wrong, or responses read late, can still touch.
 const daysMax = 3
 
-// addDay puts usd on the local day of t (now, for a response without a
-// time), when t is not before the daily cap's start; a read without a day
-// (status's) keeps no days.
-func (sp *Spend) addDay(t time.Time, usd float64, d today) {
+// dayResponse is a response's dollars on their way to the session's day:
+// the day's ledger holds the keys of the responses it counted, across
+// sessions, so that a response a forked session's file copied from its
+// parent is not counted on the day twice (see trackDay).
+type dayResponse struct {
+	day string
+	key uint64 // 0: nothing tells the response apart
+	usd float64
+	// more: a later record of a response counted before (its usage grew).
+	more bool
+}
+
+// addDay puts a response's usd on the local day of its time t (now, for a
+// response without a time), when t is not before the daily cap's start and
+// a daily cap is (or was) set; a read without a day (status's) keeps no days.
+func (s *Session) addDay(r transcripts.Response, usd float64, d today) {
+	t := r.Time
 	if t.IsZero() {
 		t = d.now
 	}
-	if d.day == "" || t.Before(d.since) || usd == 0 {
+	if !d.on || d.day == "" || t.Before(d.since) || usd == 0 {
 		return
 	}
-	sp.dayEntry(t.Local().Format(time.DateOnly)).add(usd)
+	var key uint64
+	if r.MessageID != "" {
+		h := fnv.New64a()
+		h.Write([]byte(r.MessageID + "\x00" + r.RequestID))
+		key = h.Sum64()
+	}
+	s.dayPending = append(s.dayPending, dayResponse{day: t.Local().Format(time.DateOnly), key: key, usd: usd, more: r.Counted != transcripts.Usage{}})
 }
 
 func (e *DaySpend) add(usd float64) { e.USD, e.dirty = e.USD+usd, true }
@@ -252,7 +271,7 @@ func (s *Session) readTranscripts(ctx context.Context, h agent.ID, path, callID 
 	found := callID != "" && s.Spend.sawCall(callID)
 	sink := transcripts.Sink{
 		Response: func(r transcripts.Response) {
-			s.Spend.addDay(r.Time, s.addResponse(r, p), day)
+			s.addDay(r, s.addResponse(r, p), day)
 		},
 		ToolResult: s.addResult,
 		ToolCall: func(tc transcripts.ToolCall) {
@@ -428,10 +447,19 @@ type dailyLedger struct {
 	dir string
 }
 
-// update records this session's spend today and returns the day's total.
-func (d dailyLedger) update(ctx context.Context, day, key string, spent float64, wait time.Duration) (float64, error) {
+// update records this session's spend on day and returns the day's total
+// across sessions. With rs, the responses read since, it first adds to
+// spent those the day has not counted in any session (by their key, in
+// <day>.keys beside the ledger), and returns the new spent; when the
+// ledger cannot be had, every one of them is added (an overestimate
+// rather than spend missed).
+func (d dailyLedger) update(ctx context.Context, day, key string, spent float64, rs []dayResponse, wait time.Duration) (total, newSpent float64, err error) {
+	all := spent
+	for _, r := range rs {
+		all += r.usd
+	}
 	if err := os.MkdirAll(d.dir, 0o700); err != nil {
-		return 0, err
+		return 0, all, err
 	}
 	path := filepath.Join(d.dir, day+".json")
 	lk := flock.New(path+".lock", flock.SetPermissions(0o600))
@@ -441,9 +469,34 @@ func (d dailyLedger) update(ctx context.Context, day, key string, spent float64,
 		if err == nil {
 			err = ErrLocked
 		}
-		return 0, fmt.Errorf("locking the daily ledger: %w", err)
+		return 0, all, fmt.Errorf("locking the daily ledger: %w", err)
 	}
 	defer lk.Unlock()
+	var kerr error
+	if len(rs) > 0 {
+		keys := &countedKeys{path: filepath.Join(d.dir, day+".keys")}
+		skipped := map[uint64]bool{}
+		for _, r := range rs {
+			switch {
+			case r.key == 0:
+			case r.more:
+				if skipped[r.key] {
+					continue
+				}
+			case keys.Has(r.key):
+				skipped[r.key] = true
+				continue
+			default:
+				keys.Add(r.key)
+			}
+			spent += r.usd
+		}
+		if err := keys.flush(); err != nil {
+			// Not kept: another session may count these again, which
+			// overestimates the day.
+			kerr = fmt.Errorf("saving the day's counted responses: %w", err)
+		}
+	}
 	m := map[string]float64{}
 	if data, err := readRegular(path); err == nil {
 		_ = json.Unmarshal(data, &m) // a damaged ledger starts the day over
@@ -451,16 +504,15 @@ func (d dailyLedger) update(ctx context.Context, day, key string, spent float64,
 	m[key] = spent
 	data, err := json.Marshal(m)
 	if err != nil {
-		return 0, err
+		return 0, spent, err
 	}
 	if err := writeFileAtomic(path, data); err != nil {
-		return 0, err
+		return 0, spent, errors.Join(kerr, err)
 	}
-	total := 0.0
 	for _, v := range m {
 		total += v
 	}
-	return total, nil
+	return total, spent, kerr
 }
 
 // total is the day's spend across sessions as the ledger has it, 0 when
@@ -539,9 +591,9 @@ func (h *Hook) dailySince(now time.Time, p configs.Policy) (time.Time, bool) {
 	return since, true
 }
 
-// trackDay records the session's spend of each day it changed, and of
-// today, in the ledger; it returns the day's total across sessions, or -1
-// without a daily cap.
+// trackDay puts the responses read by this hook on their days, and records
+// the session's spend of each day it changed, and of today, in the ledger;
+// it returns the day's total across sessions, or -1 without a daily cap.
 func (h *Hook) trackDay(ctx context.Context, s *Session, p configs.Policy, d today) (float64, error) {
 	if !d.on {
 		return -1, nil
@@ -550,19 +602,25 @@ func (h *Hook) trackDay(ctx context.Context, s *Session, p configs.Policy, d tod
 	key := fileBase(s.Harness, s.SessionID)
 	total := -1.0
 	var errs []error
+	byDay := map[string][]dayResponse{}
+	for _, r := range s.dayPending {
+		s.Spend.dayEntry(r.day)
+		byDay[r.day] = append(byDay[r.day], r)
+	}
+	s.dayPending = nil
 	s.Spend.dayEntry(d.day)
 	for i := range s.Spend.Days {
 		e := &s.Spend.Days[i]
-		if !e.dirty && e.Day != d.day {
+		rs := byDay[e.Day]
+		if len(rs) == 0 && !e.dirty && e.Day != d.day {
 			continue
 		}
-		t, err := ledger.update(ctx, e.Day, key, e.USD, h.lockWait())
+		t, spent, err := ledger.update(ctx, e.Day, key, e.USD, rs, h.lockWait())
+		e.USD, e.dirty = spent, err != nil
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		e.dirty = false
-		if e.Day == d.day {
+		if e.Day == d.day && t > 0 {
 			total = t
 		}
 	}

@@ -64,8 +64,8 @@ func (s *claudeSession) respondTokens(tokens int, extra string, cmd ...string) s
 	if ts == "" {
 		ts = "2026-11-30T12:00:00Z"
 	}
-	line := fmt.Sprintf(`{"type":"assistant","sessionId":%q,"requestId":"req_%d","timestamp":%q,"message":{"id":"msg_%d","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":%q}}],"usage":{"input_tokens":%d,"output_tokens":0}}}`+"\n",
-		s.id, s.n, ts, s.n, s.n, command, tokens)
+	line := fmt.Sprintf(`{"type":"assistant","sessionId":%q,"requestId":"req_%d","timestamp":%q,"message":{"id":"msg_%s_%d","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":%q}}],"usage":{"input_tokens":%d,"output_tokens":0}}}`+"\n",
+		s.id, s.n, ts, s.id, s.n, s.n, command, tokens)
 	f, err := os.OpenFile(s.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		s.t.Fatal(err)

@@ -50,6 +50,10 @@ type Session struct {
 	// Ended is how runaway last ended the agent's run itself (see ending).
 	Ended *Ended `json:"ended,omitempty"`
 
+	// dayPending are the responses this hook read, for their days (see
+	// trackDay).
+	dayPending []dayResponse
+
 	// counted keeps what the transcripts yielded, beside the state (see
 	// countedKeys); nil in a session read for status.
 	counted *countedKeys

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 // Issue 23, item 13: state written by another runaway version. Older state
@@ -14,7 +16,7 @@ import (
 
 func plantState(t *testing.T, h *Hook, id, data string) string {
 	t.Helper()
-	p := filepath.Join(h.StateDir, "sessions", fileBase(Claude, id)+".json")
+	p := filepath.Join(h.StateDir, "sessions", fileBase(agent.Claude, id)+".json")
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestOlderStateIsRead(t *testing.T) {
 	if got := s.respond(3, ""); got != "" {
 		t.Fatalf("$3 of a $6 cap: %q", got)
 	}
-	sess, err := (&Store{Dir: s.h.StateDir}).ReadSession(Claude, "old")
+	sess, err := (&Store{Dir: s.h.StateDir}).ReadSession(agent.Claude, "old")
 	if err != nil || sess == nil || sess.Calls != 5 || sess.Spend.Allowed != 5 || sess.Version != stateVersion {
 		t.Fatalf("state after the call: %+v %v", sess, err)
 	}
@@ -57,7 +59,7 @@ func TestNewerStateIsLeftAlone(t *testing.T) {
 	if log := errorLog(t, s.h); !strings.Contains(log, "newer runaway") {
 		t.Errorf("error log = %q, want that a newer runaway wrote the state", log)
 	}
-	if _, err := (&Store{Dir: s.h.StateDir}).Allow(t.Context(), Claude, "new", 5, false); err == nil || !strings.Contains(err.Error(), "newer runaway") {
+	if _, err := (&Store{Dir: s.h.StateDir}).Allow(t.Context(), agent.Claude, "new", 5, false); err == nil || !strings.Contains(err.Error(), "newer runaway") {
 		t.Errorf("allow on a newer state: %v", err)
 	}
 	if data, _ := os.ReadFile(p); !bytes.Equal(data, []byte(newer)) {

@@ -20,7 +20,8 @@ const detectLines = 64
 
 // Detect tells by content which agent wrote the session file at path (a
 // .jsonl.zst is decompressed): the first of Formats that claims one of its
-// first lines.
+// first lines. A file whose lines do not tell, beside a <name>/subagents
+// folder that holds agent files, is a Claude Code main file.
 func Detect(path string) (agent.ID, error) {
 	f, _, err := ownfiles.OpenRegularInfo(path, os.O_RDONLY, 0)
 	if err != nil {
@@ -55,6 +56,11 @@ func Detect(path string) (agent.ID, error) {
 			}
 			return "", err
 		}
+	}
+	// Nothing in the file tells (it is empty, or holds no line of the
+	// session yet): a Claude Code main file whose subagents wrote theirs.
+	if files, err := claudeFormat.SessionFiles(path); err == nil && len(files) > 1 {
+		return agent.Claude, nil
 	}
 	return "", ErrUnknownFormat
 }

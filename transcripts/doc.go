@@ -49,6 +49,14 @@
 // points, replaces and truncates files, to check it). Across files the order can
 // differ: a subagent file found later is read later.
 //
+// A Position passed with another main file than its own is the same
+// session's transcript gone elsewhere: moved (Claude Code moves it on
+// worktree enter and exit, and /cd) or copied to go on in another folder
+// (a session resumed there). The files inside the main file's folder are
+// read again at their new place from the start, as replaced files are:
+// only what they did not yield before is yielded. The caller passes a
+// Position only to the files of its own session.
+//
 // Response.Counted is the usage an earlier record already reported for the
 // same API response: Claude Code writes one line per content block, each with
 // the response's usage, and the usage on early lines can be partial. The
