@@ -199,6 +199,7 @@ echo "$s $e $seen $stopped" >> "`+times+`"
 		t.Fatal(err)
 	}
 	s.writeFile(s.claudeSettings(), strings.ReplaceAll(s.readFile(s.claudeSettings()), bin, wrapper))
+	s.acceptChanges() // the entry now runs the wrapper: the person's change
 
 	r := s.runClaude(srv, "read them", claudeOpts{Model: "claude-sonnet-4-6"})
 	var first int64

@@ -77,3 +77,30 @@ func TestTripwireStopsAfterAChangeRunawayDidNotMake(t *testing.T) {
 		t.Fatalf("runaway's entry removed: %q, want a stop naming %s", out, settings)
 	}
 }
+
+// BenchmarkTripwire: the tripwire's cost per call when nothing changed
+// (the record read, each watched file's stat); a figure only on a quiet
+// machine.
+func BenchmarkTripwire(b *testing.B) {
+	h := &Hook{StateDir: filepath.Join(b.TempDir(), "state"), Stderr: &bytes.Buffer{}}
+	home := b.TempDir()
+	h.ConfigPath = filepath.Join(home, ".config", "runaway", "config.json")
+	h.BinPath = filepath.Join(home, "bin", "runaway")
+	h.Getenv = func(k string) string { return map[string]string{"HOME": home}[k] }
+	for p, s := range map[string]string{h.ConfigPath: `{}`, h.BinPath: "program", filepath.Join(home, ".claude", "settings.json"): `{"hooks":{}}`} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := h.RecordTripwire(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if v := h.tripwire(); v.Kind != None {
+			b.Fatal(v.Reason)
+		}
+	}
+}
