@@ -289,8 +289,27 @@ func (t *checker) classifyName(p string) fileKind {
 	if strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") {
 		return t.match(t.realPath(p)) // through the link
 	}
-	clean := filepath.Clean(p)
-	return t.match(filepath.Join(t.realPath(filepath.Dir(clean)), filepath.Base(clean)))
+	// The folder as the kernel walks it: a symlink before ".." is followed
+	// first (link/../runaway is the link target's sibling, not ./runaway).
+	dir, base := splitName(p)
+	if base == ".." {
+		return t.match(t.realPath(p))
+	}
+	return t.match(filepath.Join(t.realPath(dir), base))
+}
+
+// splitName splits p at its last element without cleaning it: "a/l/../b"
+// is "a/l/.." and "b".
+func splitName(p string) (dir, base string) {
+	p = strings.TrimRight(p, "/")
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return ".", p
+	}
+	if i == 0 {
+		return "/", p[1:]
+	}
+	return p[:i], p[i+1:]
 }
 
 func (t *checker) match(p string) fileKind {
@@ -410,7 +429,8 @@ func (t *checker) insideName(p string) []protectedPath {
 		return t.inside(p)
 	}
 	clean := filepath.Clean(p)
-	named := filepath.Join(t.realPath(filepath.Dir(clean)), filepath.Base(clean))
+	dir, base := splitName(p)
+	named := filepath.Join(t.realPath(dir), base)
 	var out []protectedPath
 	for _, pp := range t.protected {
 		if pp.exists && (under(pp.path, clean) || under(pp.real, named)) {
