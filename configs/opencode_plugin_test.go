@@ -16,6 +16,21 @@ import (
 // one hook, and prints what happened as JSON.
 const pluginDriver = `
 const [plugin, hook] = process.argv.slice(2)
+// The provider's fetch: a stream whose usage comes 150 ms after its tool call, as a slow finish.
+const sent = []
+globalThis.fetch = async (url, init) => {
+  sent.push(Object.fromEntries(new Headers(init?.headers).entries()))
+  const enc = new TextEncoder()
+  const body = new ReadableStream({
+    async start(c) {
+      c.enqueue(enc.encode('data: {"choices":[{"delta":{"tool_calls":[{"index":0}]}}]}\n\n'))
+      await new Promise((r) => setTimeout(r, 150))
+      c.enqueue(enc.encode('data: {"choices":[],"usage":{"prompt_tokens":100000,"completion_tokens":5000,"prompt_tokens_details":{"cached_tokens":60000}}}\n\ndata: [DONE]\n\n'))
+      c.close()
+    },
+  })
+  return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } })
+}
 const { RunawayGuard } = await import(plugin)
 const toasts = []
 const hooks = await RunawayGuard({ directory: "/proj", client: { tui: { showToast: async (o) => { toasts.push(o.body.message) } } } })
@@ -36,16 +51,27 @@ const start = Date.now()
 let error = null
 try {
   if (hook === "chat.params") await hooks["chat.params"]({ sessionID: "ses_root", agent: "build", model: { id: "gpt-4.1" } }, {})
-  else await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_child", callID: "call_4" }, { args: { command: "echo hi", description: "d" } })
+  else if (hook === "wire") {
+    // A step of the child session: its request, then its tool call before the stream ended.
+    await hooks["chat.params"]({ sessionID: "ses_child", agent: "build", model: { id: "fake-1", cost: { input: 3, output: 15, cache: { read: 0.3, write: 0 } } } }, {})
+    const out = { headers: { "x-other": "kept" } }
+    await hooks["chat.headers"]({ sessionID: "ses_child", agent: "build" }, out)
+    const res = await globalThis.fetch("http://127.0.0.1:9/v1/chat/completions", { method: "POST", headers: out.headers })
+    const whole = res.text()
+    await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_child", callID: "call_5" }, { args: { command: "echo hi" } })
+    if (!(await whole).includes("[DONE]")) error = "the provider's stream did not reach OpenCode whole"
+  } else await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_child", callID: "call_4" }, { args: { command: "echo hi", description: "d" } })
 } catch (e) { error = e.message }
 await new Promise((r) => setTimeout(r, 20))
-console.log(JSON.stringify({ error, toasts, ms: Date.now() - start }))
+console.log(JSON.stringify({ error, toasts, ms: Date.now() - start, sent }))
 `
 
 type pluginOutcome struct {
 	Error  *string  `json:"error"`
 	Toasts []string `json:"toasts"`
 	MS     int      `json:"ms"`
+	// Sent are the headers of each request that reached the provider.
+	Sent []map[string]string `json:"sent"`
 }
 
 // runPlugin renders the plugin around a stand-in for runaway (a shell
@@ -240,5 +266,38 @@ func TestOpenCodeInstallsAtStart(t *testing.T) {
 	write("package.json", `{"dependencies":{"left-pad":"1"}}`)
 	if yes, why := OpenCodeInstallsAtStart(dir); !yes || !strings.Contains(why, "left-pad") {
 		t.Errorf("a dependency the lock lacks: %v %q", yes, why)
+	}
+}
+
+// The plugin reads each response's usage from the model's stream: the tool
+// call waits for the usage of the response that made it (here 150 ms after
+// the call; the plugin waits up to half its timeout, 250 ms here), and runaway gets it priced with OpenCode's cost for the model.
+// The tag that names the session never leaves OpenCode, and OpenCode reads
+// the stream whole.
+func TestOpenCodePluginReadsUsageOnTheWire(t *testing.T) {
+	o, stdin := runPlugin(t, "exit 0", "wire")
+	if o.Error != nil {
+		t.Fatalf("the plugin threw %q", *o.Error)
+	}
+	var got struct {
+		OpenCode struct {
+			Wire struct {
+				USD      float64 `json:"usd"`
+				Requests int     `json:"requests"`
+			} `json:"wire"`
+		} `json:"opencode"`
+	}
+	if err := json.Unmarshal(stdin, &got); err != nil {
+		t.Fatalf("runaway got %q: %v", stdin, err)
+	}
+	// 40k uncached at $3/M, 60k cached at $0.30/M, 5k out at $15/M.
+	if w := got.OpenCode.Wire; w.Requests != 1 || w.USD < 0.2129 || w.USD > 0.2131 {
+		t.Errorf("wire: %+v, want 1 request at $0.213; runaway got %s", w, stdin)
+	}
+	if o.MS < 140 {
+		t.Errorf("the tool call went to runaway after %d ms, before the response's usage came (150 ms)", o.MS)
+	}
+	if len(o.Sent) != 1 || o.Sent[0]["x-other"] != "kept" || o.Sent[0]["x-runaway-session"] != "" {
+		t.Errorf("headers the provider got: %v, want OpenCode's without runaway's tag", o.Sent)
 	}
 }

@@ -33,7 +33,13 @@ func (u chatUsage) json() map[string]any {
 type chatScript struct {
 	Cmds  []string
 	Usage chatUsage // every answer's
+	// UsageDelay holds back a tool call's finish and usage chunks for a
+	// while after the call itself, as a slow stream end.
+	UsageDelay time.Duration
 }
+
+// chatTitleUsage is what the title agent's answer reports.
+var chatTitleUsage = chatUsage{Prompt: 100, Completion: 5}
 
 // chatServer is a fake OpenAI Chat Completions API on 127.0.0.1, the one
 // OpenCode's bundled @ai-sdk/openai-compatible provider talks to.
@@ -140,6 +146,7 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 		call := map[string]any{"index": 0, "id": fmt.Sprintf("call_%s_%04d", s.nonce, n), "type": "function",
 			"function": map[string]any{"name": "bash", "arguments": string(args)}}
 		data(chunk(map[string]any{"role": "assistant", "tool_calls": []any{call}}, nil))
+		time.Sleep(s.script.UsageDelay)
 		data(chunk(map[string]any{}, "tool_calls"))
 	} else {
 		data(chunk(map[string]any{"role": "assistant", "content": text}, nil))
@@ -147,7 +154,7 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	usage := s.script.Usage
 	if !hasBash {
-		usage = chatUsage{Prompt: 100, Completion: 5}
+		usage = chatTitleUsage
 	}
 	data(map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": req.Model, "choices": []any{}, "usage": usage.json()})
 	fmt.Fprint(w, "data: [DONE]\n\n")

@@ -215,36 +215,64 @@ func TestOpenCodeFailureDenied(t *testing.T) {
 	}
 }
 
-// A cap of $0.50 at $0.213 a step: before the 4th model request runaway
-// has seen $0.639 and chat.params ends the session (exit 1) before that
-// request is sent. runaway's spend is OpenCode's own session cost.
+// titleUSD is the title agent's request priced by hand (fake-1, $3/M in,
+// $15/M out): billed, though OpenCode leaves it out of the session's cost.
+const titleUSD = (100*3.0 + 5*15.0) / 1e6
+
+// A cap of $0.50 at $0.213 a step: step 3 crosses it ($0.639). The plugin
+// reads each response's usage on the wire, so step 3's call is refused
+// before it runs, also when the usage comes 1.5 s after the call; then
+// chat.params ends the session (exit 1) before a 4th request is sent.
+// runaway's spend is what the server billed, priced by hand: the 3 steps
+// (OpenCode's own cost) and the title request.
 func TestOpenCodeCapStopsBeforeNextRequest(t *testing.T) {
 	t.Parallel()
 	opencodeAgent.require(t)
-	s := newSandbox(t)
-	s.setenv("RUNAWAY_SESSION_CAP_USD", "0.5")
-	srv := newChatServer(t, chatScript{Cmds: commands(10, "echo step %d"), Usage: stepUsage})
-	s.writeOpenCodeConfig(srv)
-	s.setupOpenCode()
-	r := s.runOpenCode("fake-1", "run the scripted commands")
-	if r.Code != 1 {
-		t.Errorf("opencode run: exit %d, want 1 (the session stopped); errors.log:\n%s", r.Code, s.errorsLog())
-	}
-	if !strings.Contains(r.Stderr+r.Stdout, "runaway: this session has spent $0.64; the session cap is $0.50") {
-		t.Errorf("opencode did not show runaway's stop:\n%.4000s", r.Stderr)
-	}
-	if n := len(srv.steps()); n != 3 {
-		t.Errorf("the model got %d requests, want 3: the 4th was stopped before it was sent", n)
-	}
-	id, state := s.openCodeSession()
-	runaway, estimated := spendOf(state)
-	own := s.openCodeCost(id)
-	t.Logf("spend: runaway $%.6f (estimated %v), OpenCode's own $%.6f, the fake server's usage priced $%.6f", runaway, estimated, own, 3*stepUSD)
-	if math.Abs(runaway-own) > 1e-9 || math.Abs(own-3*stepUSD) > 1e-9 || estimated {
-		t.Errorf("runaway's spend $%.6f (estimated %v), OpenCode's $%.6f, want both $%.3f, not estimated", runaway, estimated, own, 3*stepUSD)
-	}
-	if stops := s.decisionsOf("spend", "stop"); len(stops) == 0 {
-		t.Errorf("no spend stop in the decision log: %+v", s.decisions())
+	// One after the other: two OpenCode runs at once on a loaded machine
+	// come near the run timeout.
+	for _, c := range []struct {
+		name  string
+		delay time.Duration
+	}{{"usage with the call", 0}, {"usage 1.5s after the call", 1500 * time.Millisecond}} {
+		delay := c.delay
+		t.Run(c.name, func(t *testing.T) {
+			s := newSandbox(t)
+			s.setenv("RUNAWAY_SESSION_CAP_USD", "0.5")
+			s.setenv("RUNAWAY_NOTIFY_COMMAND", "cat >> "+filepath.Join(s.proj, notifyLog))
+			srv := newChatServer(t, chatScript{Cmds: commands(10, "echo step %d >> "+ranLog), Usage: stepUsage, UsageDelay: delay})
+			s.writeOpenCodeConfig(srv)
+			s.setupOpenCode()
+			r := s.runOpenCode("fake-1", "run the scripted commands")
+			if r.Code != 1 {
+				t.Errorf("opencode run: exit %d, want 1 (the session stopped); errors.log:\n%s", r.Code, s.errorsLog())
+			}
+			if !strings.Contains(r.Stderr+r.Stdout, "runaway: this session has spent $0.64; the session cap is $0.50") {
+				t.Errorf("opencode did not show runaway's stop:\n%.4000s", r.Stderr)
+			}
+			if got := strings.Join(s.ranLines(), ","); got != "step 1,step 2" {
+				t.Errorf("calls that ran: %q, want steps 1 and 2: the crossing step's call is refused", got)
+			}
+			if n := len(srv.steps()); n != 3 {
+				t.Errorf("the model got %d requests, want 3: none after the crossing response", n)
+			}
+			id, state := s.openCodeSession()
+			runaway, estimated := spendOf(state)
+			own := s.openCodeCost(id)
+			billed := 3*stepUSD + titleUSD
+			t.Logf("spend: runaway $%.6f (estimated %v), OpenCode's own $%.6f, the fake server's usage priced $%.6f", runaway, estimated, own, billed)
+			if math.Abs(runaway-billed) > 1e-9 || math.Abs(own-3*stepUSD) > 1e-9 || estimated {
+				t.Errorf("runaway's spend $%.6f (estimated %v), OpenCode's $%.6f; want runaway $%.6f (billed), OpenCode $%.3f, not estimated", runaway, estimated, own, billed, 3*stepUSD)
+			}
+			if stops := s.decisionsOf("spend", "stop"); len(stops) == 0 || stops[0].Tool == "" {
+				t.Errorf("the first spend stop is not the crossing call's: %+v", stops)
+			}
+			if n := s.notifications("stop"); len(n) == 0 {
+				t.Errorf("notify_command got no stop")
+			}
+			if st := s.runaway("status").Stdout; !strings.Contains(st, "next: runaway allow "+id) {
+				t.Errorf("status does not name the next command:\n%s", st)
+			}
+		})
 	}
 }
 
@@ -266,8 +294,10 @@ func TestOpenCodeUnpricedModelEstimated(t *testing.T) {
 	own := s.openCodeCost(id)
 	// Before the 4th step (the final answer) chat.params saw three.
 	t.Logf("spend: runaway $%.6f (estimated %v), OpenCode's own $%.6f; runaway's state: %v", runaway, estimated, own, state["spend"])
-	if own != 0 || !estimated || math.Abs(runaway-3*stepUSD) > 1e-9 {
-		t.Errorf("runaway $%.6f (estimated %v), OpenCode $%.6f; want runaway $%.3f estimated, OpenCode $0", runaway, estimated, own, 3*stepUSD)
+	// The title request is billed too, priced by runaway's table as well
+	// (claude-sonnet-4-5: the same $3/M in, $15/M out).
+	if own != 0 || !estimated || math.Abs(runaway-3*stepUSD-titleUSD) > 1e-9 {
+		t.Errorf("runaway $%.6f (estimated %v), OpenCode $%.6f; want runaway $%.6f estimated, OpenCode $0", runaway, estimated, own, 3*stepUSD+titleUSD)
 	}
 	out := s.runaway("status")
 	if !strings.Contains(out.Stdout, "~$0.64") {

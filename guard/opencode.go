@@ -36,6 +36,19 @@ type OpenCodeReport struct {
 	Models   []string        `json:"models,omitempty"`
 	// Results are the tool calls that finished since the plugin's last call.
 	Results []OpenCodeResult `json:"results,omitempty"`
+	// Wire is the session's responses as the plugin read them on the wire:
+	// OpenCode prices a step only after its tool ran, so the response that
+	// made the call being asked about is only here.
+	Wire *OpenCodeWire `json:"wire,omitempty"`
+}
+
+// OpenCodeWire is the usage the plugin read from the model's streams:
+// priced with OpenCode's cost for the model where it has one, else as
+// tokens runaway prices.
+type OpenCodeWire struct {
+	USD      float64         `json:"usd"`
+	Unpriced []OpenCodeUsage `json:"unpriced,omitempty"`
+	Requests int             `json:"requests"`
 }
 
 // OpenCodeUsage is one message's unpriced tokens.
@@ -100,6 +113,20 @@ func (s *Session) applyOpenCode(r *OpenCodeReport, p Pricer) {
 		usd, _ := p.Cost(u.Model, u.Usage, time.Time{})
 		t.USD = sane(t.USD + usd)
 		t.Estimated = true
+	}
+	if w := r.Wire; w != nil {
+		// The wire has every response OpenCode's messages have, and the
+		// ones still to be priced (and aborted ones): the larger figure is
+		// the spend.
+		wt := openCodeTotals{USD: sane(w.USD)}
+		for _, u := range w.Unpriced {
+			usd, _ := p.Cost(u.Model, u.Usage, time.Time{})
+			wt.USD = sane(wt.USD + usd)
+			wt.Estimated = true
+		}
+		if wt.USD > t.USD {
+			t.USD, t.Estimated = wt.USD, wt.Estimated
+		}
 	}
 	if len(t.Models) > 8 {
 		t.Models = t.Models[:8]
