@@ -27,6 +27,8 @@ The tripwire stops every guarded agent at its next call when one of those
 files changed outside runaway (a script, a Makefile target, an edit by hand):
 look at what changed first (runaway status names the files), then accept.
 Only you may run it, in your own terminal, outside the agent.`,
+		Example: `  runaway doctor      # what the tripwire found, and why
+  runaway accept      # you looked, and the changes are yours`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := onlyThePerson("accept"); err != nil {

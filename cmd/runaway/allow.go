@@ -37,6 +37,9 @@ session most recently stopped, or the one whose id starts with SESSION. With
 
 An agent cannot run allow: it refuses inside an agent's tool call, told by
 the agents' variables and by an agent among its parent processes.`,
+		Example: `  runaway status                      # which session stopped, and its id
+  runaway allow 5d1c9f7e --add 10     # ten more dollars for that session
+  runaway allow --add 5               # the session that stopped last`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -25,6 +25,8 @@ hooks (or their own guards) off, Codex's trust of the entry, your shell, and
 runs the installed hook once as each agent would (in a temporary state
 folder). It prints one line per check: ok, warn or fail, the check's name,
 and what to do. It exits 1 when a check fails.`,
+		Example: `  runaway doctor
+  runaway doctor --json | jq '.checks[] | select(.status != "ok")'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, _ := os.Getwd()

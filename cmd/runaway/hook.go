@@ -31,6 +31,8 @@ in runaway's error log.`,
 		// The agent's command line must never make the hook fail: no flag
 		// parsing, any arguments.
 		DisableFlagParsing: true,
+		Example: `  # what an agent runs before a tool call; the answer is on stdout
+  echo '{"session_id":"try","tool_name":"Bash","tool_input":{"command":"ls"}}' | runaway hook claude`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if asksForHelp(args) {
 				return cmd.Help()

@@ -28,6 +28,8 @@ deletes the installed binary, runaway's config and its state.
 
 Without a terminal it needs --yes. Inside an agent's tool call only
 --dry-run runs.`,
+		Example: `  runaway remove --dry-run   # the exact edits, as a diff
+  runaway remove --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !dryRun {

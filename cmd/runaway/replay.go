@@ -72,6 +72,8 @@ have warned, asked, denied or stopped: tune your caps on your own history.
 Nobody answers a replay's asks: as in an unwatched run, an ask counts as
 refused, and the same wire triggering again ends the turn (--escalate=false
 keeps it an ask). The prompt and daily caps are not replayed.`,
+		Example: `  runaway replay ~/.claude/projects/-home-me-app/5d1c9f7e-0000-4000-8000-000000000001.jsonl
+  runaway replay --cap 5 --json ~/.codex/sessions/2026/12/01/rollout-2026-12-01T10-00-00-019e0000-0000-7000-8000-000000000001.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := replay(args[0], cmd, o)

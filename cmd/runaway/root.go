@@ -113,6 +113,15 @@ the turn when the session loops, keeps failing, or reaches its spend cap.`,
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd())
 	}
+	// cobra's own completion command, made now so that it has an example.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = `  runaway completion zsh > "${fpath[1]}/_runaway"
+  runaway completion bash > ~/.local/share/bash-completion/completions/runaway
+  runaway completion fish > ~/.config/fish/completions/runaway.fish`
+		}
+	}
 	return root
 }
 

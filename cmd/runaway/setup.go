@@ -43,6 +43,9 @@ first; --dry-run prints the exact edits as a diff and changes nothing.
 
 Without a terminal it needs --yes. Inside an agent's tool call only
 --dry-run runs.`,
+		Example: `  runaway setup                          # the wizard, on a terminal
+  runaway setup --dry-run                # what it would change, as a diff
+  runaway setup --yes --harness claude,codex --cap 20`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := installer.SetupOptions{Harnesses: agentIDs(harnesses), Project: project, NoAgentRules: !agentRules}

@@ -46,6 +46,9 @@ transcripts as status runs; status itself writes nothing.
 hour, with its spend against its cap as a bar, its state, its last
 decision and its calls per minute. Not on a terminal, it prints one plain
 block per refresh instead, for a log.`,
+		Example: `  runaway status
+  runaway status 5d1c9f7e
+  runaway status --watch`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

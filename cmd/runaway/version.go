@@ -17,9 +17,10 @@ var version, commit, date string
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print runaway's version, commit and build date",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print runaway's version, commit and build date",
+		Example: `  runaway version`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fmt.Fprint(cmd.OutOrStdout(), versionText(buildInfo()))
 			return nil
