@@ -32,6 +32,10 @@ type dialect struct {
 	// the agent runs its hook for that call at all (nil: as recorded, and
 	// it does).
 	replay func(in *Input, tc transcripts.ToolCall) bool
+	// sample is a tool call as the agent sends it, naming the session file
+	// at transcript, and that file's content ("" when the agent has none):
+	// doctor's live test (runaway hook --self-test). nil: not hooked.
+	sample func(transcript string) (call, session string)
 	// callBeforeUsage: the agent records a call before the usage of the
 	// response that made it, so a replayed call waits for that usage (or
 	// for its own result).

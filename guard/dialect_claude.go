@@ -7,6 +7,11 @@ import "github.com/runaway-guard/runaway/agent"
 var claudeDialect = dialect{
 	id: agent.Claude, encode: Answer.encodeClaude, canAsk: true,
 	escalated: endsTheTurn,
+	sample: func(t string) (string, string) {
+		return `{"session_id":"doctor-live-test","prompt_id":"doctor-prompt","transcript_path":` + jsonString(t) +
+				`,"cwd":"/","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"true","description":"doctor's live test"},"tool_use_id":"toolu_doctor"}`,
+			`{"type":"assistant","sessionId":"doctor-live-test","timestamp":"2026-01-01T00:00:00.000Z","message":{"id":"msg_doctor","role":"assistant","model":"claude-sonnet-4-6","content":[{"type":"tool_use","id":"toolu_doctor","name":"Bash","input":{"command":"true"}}]}}` + "\n"
+	},
 }
 
 const endsTheTurn = "runaway asked about this earlier in this prompt, the call was refused, and the agent went on the same way: runaway ends the turn."

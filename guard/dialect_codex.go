@@ -16,8 +16,14 @@ var codexDialect = dialect{
 	claims: func(in *Input, hint agent.ID) bool {
 		return in.TurnID != "" || hint == agent.Codex && in.PromptID == ""
 	},
-	escalated:       "runaway denied this earlier in this prompt and the agent went on the same way: runaway denies every call until the next prompt.",
-	replay:          codexReplay,
+	escalated: "runaway denied this earlier in this prompt and the agent went on the same way: runaway denies every call until the next prompt.",
+	replay:    codexReplay,
+	sample: func(t string) (string, string) {
+		return `{"session_id":"doctor-live-test","turn_id":"doctor-turn","transcript_path":` + jsonString(t) +
+				`,"cwd":"/","hook_event_name":"PreToolUse","model":"gpt-5.1-codex","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"true"},"tool_use_id":"call_doctor"}`,
+			`{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"doctor-live-test","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}}` + "\n" +
+				`{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"true\"]}","call_id":"call_doctor"}}` + "\n"
+	},
 	callBeforeUsage: true,
 }
 

@@ -10,6 +10,12 @@ var geminiDialect = dialect{
 		return in.HookEventName == geminiBeforeTool || in.HookEventName == geminiBeforeModel
 	},
 	escalated: "runaway denied this earlier and the agent went on the same way: runaway ends the run.",
+	sample: func(t string) (string, string) {
+		return `{"session_id":"doctor-live-test","transcript_path":` + jsonString(t) +
+				`,"cwd":"/","hook_event_name":"BeforeTool","timestamp":"2026-01-01T00:00:01.000Z","tool_name":"run_shell_command","tool_input":{"command":"true","description":"doctor's live test"}}`,
+			`{"sessionId":"doctor-live-test","projectHash":"0","startTime":"2026-01-01T00:00:00.000Z","lastUpdated":"2026-01-01T00:00:00.000Z","kind":"main"}` + "\n" +
+				`{"id":"doctor-msg","timestamp":"2026-01-01T00:00:00.500Z","type":"gemini","content":"","tokens":{"input":0,"output":0,"cached":0,"thoughts":0,"tool":0,"total":0},"model":"gemini-2.5-flash"}` + "\n"
+	},
 }
 
 // Gemini CLI's events before a tool call and before a model request.

@@ -11,6 +11,10 @@ var openCodeDialect = dialect{
 	// object; its answer format is the one to use either way.
 	claims:    func(in *Input, hint agent.ID) bool { return in.OpenCode != nil || hint == agent.OpenCode },
 	escalated: "runaway denied this earlier in this prompt and the agent went on the same way: runaway ends the session.",
+	// The plugin sends OpenCode's spend with the call: no session file.
+	sample: func(string) (string, string) {
+		return `{"hook_event_name":"tool.execute.before","session_id":"doctor-live-test","cwd":"/","tool_name":"bash","tool_input":{"command":"true","description":"doctor's live test"},"tool_use_id":"call_doctor","opencode":{"plugin":1,"instance":"doctor","seq":1,"cost_usd":0,"tokens":{}}}`, ""
+	},
 }
 
 // openCodeOutput is what runaway's OpenCode plugin reads: Deny refuses

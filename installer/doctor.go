@@ -578,39 +578,31 @@ func (d *doctor) checkClaudeSwitch(user *configs.Doc) {
 	d.add(StatusOK, "claude-hooks-off", "disableAllHooks is not set")
 }
 
-// sampleInput is a PreToolUse call as each agent sends it, for the live
-// test: it leaves a session only in a temp folder.
-func sampleInput(harness agent.ID, transcript string) string {
-	t, _ := json.Marshal(transcript)
-	if harness == "opencode" {
-		return `{"hook_event_name":"tool.execute.before","session_id":"doctor-live-test","cwd":"/","tool_name":"bash","tool_input":{"command":"true","description":"doctor's live test"},"tool_use_id":"call_doctor","opencode":{"plugin":1,"instance":"doctor","seq":1,"cost_usd":0,"tokens":{}}}`
+// sampleCall asks this runaway's hook for its sample call of the agent
+// and the session file that goes with it (runaway hook --self-test), and
+// writes that file at transcript: the installer knows no agent's input.
+func (d *doctor) sampleCall(id agent.ID, transcript string) ([]byte, error) {
+	self := d.opts.Executable
+	if self == "" {
+		var err error
+		if self, err = os.Executable(); err != nil {
+			return nil, err
+		}
 	}
-	if harness == "gemini" {
-		return `{"session_id":"doctor-live-test","transcript_path":` + string(t) +
-			`,"cwd":"/","hook_event_name":"BeforeTool","timestamp":"2026-01-01T00:00:01.000Z","tool_name":"run_shell_command","tool_input":{"command":"true","description":"doctor's live test"}}`
+	out, err := exec.Command(self, "hook", "--self-test", string(id), transcript).Output()
+	var st struct {
+		Call       json.RawMessage `json:"call"`
+		Transcript string          `json:"transcript"`
 	}
-	if harness == "codex" {
-		return `{"session_id":"doctor-live-test","turn_id":"doctor-turn","transcript_path":` + string(t) +
-			`,"cwd":"/","hook_event_name":"PreToolUse","model":"gpt-5.1-codex","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"true"},"tool_use_id":"call_doctor"}`
+	if err != nil || json.Unmarshal(out, &st) != nil || len(st.Call) == 0 {
+		return nil, fmt.Errorf("%s gave no sample call of %s (%v)", self, id, err)
 	}
-	return `{"session_id":"doctor-live-test","prompt_id":"doctor-prompt","transcript_path":` + string(t) +
-		`,"cwd":"/","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"true","description":"doctor's live test"},"tool_use_id":"toolu_doctor"}`
-}
-
-// sampleTranscript is the transcript of sampleInput's call, as the agent
-// writes it before it runs the hook: the response that asked for the call,
-// with no usage. With the call in it, the hook has nothing to wait for, and
-// the time the live test shows is the time an agent's call takes.
-func sampleTranscript(harness agent.ID) string {
-	if harness == "gemini" {
-		return `{"sessionId":"doctor-live-test","projectHash":"0","startTime":"2026-01-01T00:00:00.000Z","lastUpdated":"2026-01-01T00:00:00.000Z","kind":"main"}` + "\n" +
-			`{"id":"doctor-msg","timestamp":"2026-01-01T00:00:00.500Z","type":"gemini","content":"","tokens":{"input":0,"output":0,"cached":0,"thoughts":0,"tool":0,"total":0},"model":"gemini-2.5-flash"}` + "\n"
+	if st.Transcript != "" {
+		if err := os.WriteFile(transcript, []byte(st.Transcript), 0o600); err != nil {
+			return nil, err
+		}
 	}
-	if harness == "codex" {
-		return `{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"doctor-live-test","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}}` + "\n" +
-			`{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"true\"]}","call_id":"call_doctor"}}` + "\n"
-	}
-	return `{"type":"assistant","sessionId":"doctor-live-test","timestamp":"2026-01-01T00:00:00.000Z","message":{"id":"msg_doctor","role":"assistant","model":"claude-sonnet-4-6","content":[{"type":"tool_use","id":"toolu_doctor","name":"Bash","input":{"command":"true"}}]}}` + "\n"
+	return st.Call, nil
 }
 
 // liveTest runs the entry's command as the agent would: through the
@@ -623,8 +615,8 @@ func (d *doctor) liveTest(h Harness, prefix string, e configs.Entry) {
 		return
 	}
 	defer os.RemoveAll(tmp)
-	transcript := filepath.Join(tmp, "transcript.jsonl")
-	if err := os.WriteFile(transcript, []byte(sampleTranscript(h.ID)), 0o600); err != nil {
+	call, err := d.sampleCall(h.ID, filepath.Join(tmp, "transcript.jsonl"))
+	if err != nil {
 		d.add(StatusFail, check, "%v", err)
 		return
 	}
@@ -645,7 +637,7 @@ func (d *doctor) liveTest(h Harness, prefix string, e configs.Entry) {
 	}
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))
-	cmd.Stdin = strings.NewReader(sampleInput(h.ID, transcript))
+	cmd.Stdin = bytes.NewReader(call)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// A hook killed at the timeout may leave children holding stdout.

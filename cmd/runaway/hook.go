@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -9,6 +10,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/guard"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
@@ -50,6 +52,10 @@ func runHook(args []string) {
 	if len(args) > 0 {
 		hint = args[0]
 	}
+	if hint == "--self-test" {
+		selfTest(args[1:])
+		return
+	}
 	dirs := ownfiles.UserDirs()
 	h := &guard.Hook{
 		StateDir:   dirs.State,
@@ -66,6 +72,26 @@ func runHook(args []string) {
 	}
 	exitZeroOnSignals()
 	h.Run(os.Stdin, os.Stdout, hint)
+}
+
+// selfTest prints the agent's sample call for doctor's live test
+// (`runaway hook --self-test <agent> <transcript>`, not in the help): a
+// JSON object with the call and its session file's content. It writes no
+// file; doctor writes the transcript and runs the agent's entry with the
+// call. Like every hook path it exits 0; an error leaves stdout empty.
+func selfTest(args []string) {
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "runaway: hook --self-test takes an agent and a transcript path")
+		return
+	}
+	id, _ := agent.Parse(args[0])
+	st, err := guard.Sample(id, args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "runaway:", err)
+		return
+	}
+	out, _ := json.Marshal(st)
+	os.Stdout.Write(append(out, '\n'))
 }
 
 // exitZeroOnSignals keeps the hook's exit status 0 when the agent stops
