@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,9 @@ import (
 // Policy is what the guard enforces. Every field is optional in the file;
 // a zero cap means "no cap".
 type Policy struct {
+	// PricesFile is the imported price catalogue beside the config file
+	// (`runaway prices update` writes it); not a config field.
+	PricesFile string `json:"-"`
 	// SessionCapUSD is the spend at which a session's turn is stopped.
 	SessionCapUSD float64 `json:"session_cap_usd"`
 	// WarnAt is the share of a cap at which the person is warned once (0.8 = 80%).
@@ -95,6 +99,9 @@ func LoadPolicy(path string, getenv func(string) string) (Policy, []error) {
 	}
 	problems = append(problems, p.applyEnv(getenv)...)
 	problems = append(problems, p.check()...)
+	if path != "" {
+		p.PricesFile = filepath.Join(filepath.Dir(path), ownfiles.PricesFileName)
+	}
 	return p, problems
 }
 

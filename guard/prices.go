@@ -1,9 +1,15 @@
 package guard
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/pricing"
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -16,17 +22,71 @@ func (p tablePricer) Cost(model string, u transcripts.Usage, at time.Time) (floa
 	return c.USD, c.Estimated
 }
 
-// NewPricer is the embedded price table with the policy's overrides. When
-// the overrides do not decode, the embedded table alone is used and the
-// error returned.
+// Table is the pricer's table.
+func (p tablePricer) Table() *pricing.Table { return p.t }
+
+// NewPricer is the table in use: the embedded one, with the catalogue
+// `runaway prices update` imported over it when its file is there, and the
+// policy's overrides over both. A part that cannot be read is left out and
+// its error returned: the embedded table always prices.
 func NewPricer(p configs.Policy) (Pricer, []error) {
-	t := pricing.Default()
-	if len(p.Prices) == 0 {
-		return tablePricer{t}, nil
-	}
-	withOverrides, err := t.WithJSON(p.Prices)
+	t, _, err := TableInUse(p)
+	var errs []error
 	if err != nil {
-		return tablePricer{t}, []error{err}
+		errs = append(errs, err)
 	}
-	return tablePricer{withOverrides}, nil
+	return tablePricer{t}, errs
+}
+
+// TableInUse is NewPricer's table, and the imported catalogue it holds (nil
+// for none).
+func TableInUse(p configs.Policy) (*pricing.Table, *pricing.Imported, error) {
+	t := pricing.Default()
+	var problems []error
+	im, err := ReadImported(p.PricesFile)
+	if err != nil {
+		problems = append(problems, err)
+	}
+	t = t.WithImported(im)
+	if len(p.Prices) > 0 {
+		withOverrides, err := t.WithJSON(p.Prices)
+		if err != nil {
+			problems = append(problems, err)
+		} else {
+			t = withOverrides
+		}
+	}
+	return t, im, errors.Join(problems...)
+}
+
+// maxPricesFile bounds the imported catalogue's file (runaway's import of
+// LiteLLM's is about 100 KB).
+const maxPricesFile = 8 << 20
+
+// ReadImported reads the imported catalogue at path; nil, nil when there is
+// none.
+func ReadImported(path string) (*pricing.Imported, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := ownfiles.OpenRegular(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("prices %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxPricesFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("prices %s: %w", path, err)
+	}
+	if len(data) > maxPricesFile {
+		return nil, fmt.Errorf("prices %s: larger than %d MB, left out", path, maxPricesFile>>20)
+	}
+	im, err := pricing.ParseImported(data)
+	if err != nil {
+		return nil, fmt.Errorf("prices %s: %v; the embedded table is used (hint: runaway prices update)", path, err)
+	}
+	return im, nil
 }

@@ -23,6 +23,14 @@ type Dirs struct {
 // ConfigFile is runaway's config.json.
 func (d Dirs) ConfigFile() string { return filepath.Join(d.Config, "config.json") }
 
+// PricesFileName is the price catalogue `runaway prices update` imports,
+// beside config.json.
+const PricesFileName = "prices.json"
+
+// PricesFile is the imported price catalogue; the hook prices with it over
+// the embedded table when it is there.
+func (d Dirs) PricesFile() string { return filepath.Join(d.Config, PricesFileName) }
+
 // InstalledFile is setup's record of what it wrote (for an exact remove
 // and doctor's drift checks).
 func (d Dirs) InstalledFile() string { return filepath.Join(d.State, "installed.json") }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // The tripwire's side of the wire: the files whose change outside runaway
@@ -35,6 +37,8 @@ func WatchedFiles(g Guarded) []Watched {
 		}
 	}
 	add(filepath.Join(g.ConfigDir, "config.json"), ownConfig)
+	// The imported prices: zero prices would switch the spend cap off.
+	add(filepath.Join(g.ConfigDir, ownfiles.PricesFileName), ownConfig)
 	add(g.BinPath, ownBinary)
 	for _, f := range settingsFiles {
 		switch f.kind {
