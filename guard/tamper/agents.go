@@ -32,6 +32,9 @@ const (
 	openCodePlugin // $XDG_CONFIG_HOME/opencode/plugins/runaway.js
 	openCodeConfig // $XDG_CONFIG_HOME/opencode/opencode.json{,c}, any opencode.json{,c}
 	geminiSettings // $GEMINI_CLI_HOME/.gemini/settings.json, any .gemini/settings.json
+	// Files that set the environment of the next shell or agent run:
+	// judged by what they would set or run (see startupFiles).
+	startupFile
 )
 
 // owned: any write is denied, whatever it writes. runaway's OpenCode plugin
@@ -103,6 +106,8 @@ func (k fileKind) noun() string {
 		return "an OpenCode config, where its plugins are loaded"
 	case geminiSettings:
 		return "a Gemini CLI settings file, where its hooks live"
+	case startupFile:
+		return "a file that sets the environment of the next shell or agent run"
 	}
 	return "a protected file"
 }

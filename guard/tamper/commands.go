@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -825,6 +826,9 @@ func (sh *shell) pathArg(text string, op pathOp, ancestors bool) {
 	if op == opUnlink {
 		k = sh.t.classifyName(p)
 	}
+	if k == startupFile && op != opWrite {
+		k = notProtected // removing or chmod-ing one sets nothing
+	}
 	if k != notProtected {
 		sh.t.deny(&finding{action: k.action(op), path: filepath.Clean(p)})
 		return
@@ -834,6 +838,7 @@ func (sh *shell) pathArg(text string, op pathOp, ancestors bool) {
 		if op == opUnlink {
 			in = sh.t.insideName(p)
 		}
+		in = slices.DeleteFunc(in, func(pp protectedPath) bool { return pp.kind == startupFile })
 		if len(in) > 0 {
 			sh.t.deny(&finding{action: "remove, move or lock a folder (" + filepath.Clean(p) + ") that holds " + in[0].kind.noun(), path: in[0].path})
 		}

@@ -117,6 +117,14 @@ func (t *checker) resolve() {
 			add(filepath.Join(d, f.name), f.kind, false, false)
 		}
 	}
+	for _, f := range startupFiles {
+		if d := t.envDir(f.dirEnv); d != "" {
+			add(filepath.Join(d, f.name), startupFile, false, false)
+		}
+	}
+	if p := t.getenv("BASH_ENV"); filepath.IsAbs(p) {
+		add(p, startupFile, false, false)
+	}
 	// The project's own settings count when it has them (rm -rf .claude).
 	if d := t.cwd; filepath.IsAbs(d) {
 		d = filepath.Clean(d)
@@ -127,6 +135,9 @@ func (t *checker) resolve() {
 	home := t.homeDir()
 	seen := map[string]bool{}
 	for _, p := range t.protected {
+		if p.kind == startupFile {
+			continue // ".env", ".profile": words ordinary code is full of
+		}
 		for _, s := range []string{p.path, p.real} {
 			if home != "" && strings.HasPrefix(s, home+"/") {
 				s = s[len(home)+1:]

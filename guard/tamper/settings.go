@@ -38,6 +38,8 @@ func (t *checker) settingsSwitches(kind fileKind, path, old string, oldExists bo
 		next = ""
 	}
 	switch kind {
+	case startupFile:
+		return t.startupChange(path, old, next)
 	case claudeSettings, codexHooks, geminiSettings:
 		oldV, oldOK := parseSettingsJSON(old, false)
 		// Claude Code and Codex reject comments and trailing commas: a file
