@@ -273,6 +273,9 @@ func (s *Session) readTranscripts(ctx context.Context, h agent.ID, path, callID 
 		Response: func(r transcripts.Response) {
 			s.addDay(r, s.addResponse(r, p), day)
 		},
+		// Where the hook calls carry no prompt id (Gemini CLI), a prompt
+		// starts at its place in the transcript, among the responses.
+		Prompt: func(pr transcripts.Prompt) { s.notePrompt("prompt:" + pr.ID) },
 		ToolResult: s.addResult,
 		ToolCall: func(tc transcripts.ToolCall) {
 			s.Spend.noteCall(tc.ID)

@@ -60,6 +60,8 @@ type geminiState struct {
 	Recent []geminiSeen `json:"r,omitempty"`
 	Old    []byte       `json:"o,omitempty"`
 	Calls  []byte       `json:"k,omitempty"`
+	// Prompts are the hashed ids of the prompts yielded.
+	Prompts []byte `json:"p,omitempty"`
 }
 
 type geminiSeen struct {
@@ -249,8 +251,47 @@ func (t geminiTokens) usage() Usage {
 	}
 }
 
+// geminiUser marks the lines that can be a person's prompt.
+var geminiUser = []byte(`"type":"user"`)
+
+// geminiPrompt yields a user message that is no tool's result as a prompt,
+// the first time its id is seen in the file.
+func geminiPrompt(line []byte, file string, st *geminiState, sink *Sink) {
+	if bytes.Contains(line, []byte(`"functionResponse"`)) {
+		return
+	}
+	var id, typ, ts []byte
+	_, err := walkFields(line, 0, func(k []byte, v int) (int, error) {
+		var end int
+		var err error
+		switch string(k) {
+		case "id":
+			id, end, err = span(line, v)
+		case "type":
+			typ, end, err = span(line, v)
+		case "timestamp":
+			ts, end, err = span(line, v)
+		default:
+			return skipValue(line, v)
+		}
+		return end, err
+	})
+	if err != nil || str(typ) != "user" || str(id) == "" {
+		return
+	}
+	key := hashID(str(id))
+	if hasKey(st.Prompts, key) {
+		return
+	}
+	st.Prompts = addKey(st.Prompts, key)
+	sink.Prompt(Prompt{File: file, ID: str(id), Time: parseTime(ts)})
+}
+
 // geminiLine handles one line of a session file.
 func geminiLine(line []byte, file string, st *geminiState, sink *Sink) {
+	if sink.Prompt != nil && bytes.Contains(line, geminiUser) && !bytes.Contains(line, setKey) {
+		geminiPrompt(line, file, st, sink)
+	}
 	hit := false
 	for _, tag := range geminiTags {
 		if bytes.Contains(line, tag) {

@@ -429,3 +429,36 @@ func TestGeminiResumeGoesOnInItsFile(t *testing.T) {
 		t.Errorf("session files %q, want only the resumed file", files)
 	}
 }
+
+// A Gemini CLI prompt is a user message that is no tool's result, yielded
+// once, in file order among the responses, however the file is cut.
+func TestGeminiPrompts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session-2026-11-30T12-00-ab.jsonl")
+	lines := []string{
+		`{"sessionId":"ab","projectHash":"p","kind":"main"}`,
+		`{"id":"u1","timestamp":"2026-11-30T12:00:00Z","type":"user","content":[{"text":"first"}]}`,
+		`{"id":"g1","timestamp":"2026-11-30T12:00:01Z","type":"gemini","content":"","tokens":{"input":10},"model":"m","toolCalls":[{"id":"c1","name":"x","args":{"type":"user"},"status":"success"}]}`,
+		`{"id":"u2","timestamp":"2026-11-30T12:00:02Z","type":"user","content":[{"functionResponse":{"id":"c1","name":"x","response":{"output":"ok"}}}]}`,
+		`{"id":"u3","timestamp":"2026-11-30T12:00:03Z","type":"user","content":[{"text":"second"}]}`,
+		`{"id":"u3","timestamp":"2026-11-30T12:00:03Z","type":"user","content":[{"text":"second"}]}`,
+		`{"id":"g2","timestamp":"2026-11-30T12:00:04Z","type":"gemini","content":"","tokens":{"input":20},"model":"m"}`,
+	}
+	var got []string
+	sink := Sink{
+		Prompt:   func(p Prompt) { got = append(got, "prompt "+p.ID) },
+		Response: func(r Response) { got = append(got, fmt.Sprintf("response %s %d", r.MessageID, r.Usage.Input)) },
+	}
+	var pos Position
+	for _, l := range lines {
+		f, _ := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		f.WriteString(l + "\n")
+		f.Close()
+		if _, err := ReadGemini(t.Context(), path, &pos, sink); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"prompt u1", "response g1 10", "prompt u3", "response g2 20"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -117,10 +117,22 @@ type ToolCall struct {
 	Time  time.Time
 }
 
+// Prompt is a person's prompt, where the file marks one and the agent's
+// hook calls carry no prompt id (Gemini CLI: a user message that is no
+// tool's result): the responses after it, until the next, are its spend.
+type Prompt struct {
+	File string
+	ID   string
+	Time time.Time
+}
+
 // Sink receives the records a read finds. Nil functions are skipped.
 type Sink struct {
 	Response   func(Response)
 	ToolResult func(ToolResult)
+	// Prompt is called for each prompt the first time it is found, in file
+	// order among the responses.
+	Prompt func(Prompt)
 	// ToolCall nil also skips looking for tool calls, which the hook's hot
 	// path does not need.
 	ToolCall func(ToolCall)
