@@ -71,6 +71,9 @@ type claudeScript struct {
 	Sub  []claudeTurn // the subagent's turns
 	// End is the final message's usage (main and subagent alike).
 	End claudeUsage
+	// Side is the usage of requests without tools (titles, summaries,
+	// compactions).
+	Side claudeUsage
 }
 
 // anthropicServer is a fake Anthropic Messages API on 127.0.0.1.
@@ -134,7 +137,7 @@ func (s *anthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 			role = "sub"
 		}
 	}
-	turn := claudeTurn{Text: "Done."}
+	turn := claudeTurn{Text: "Done.", Usage: s.script.Side}
 	switch role {
 	case "main":
 		turn = s.turn(s.script.Main, results)

@@ -275,7 +275,7 @@ func (s *Session) readTranscripts(ctx context.Context, h agent.ID, path, callID 
 		},
 		// Where the hook calls carry no prompt id (Gemini CLI), a prompt
 		// starts at its place in the transcript, among the responses.
-		Prompt: func(pr transcripts.Prompt) { s.notePrompt("prompt:" + pr.ID) },
+		Prompt:     func(pr transcripts.Prompt) { s.notePrompt("prompt:" + pr.ID) },
 		ToolResult: s.addResult,
 		ToolCall: func(tc transcripts.ToolCall) {
 			s.Spend.noteCall(tc.ID)
