@@ -10,7 +10,7 @@ import (
 
 // commandNames are the runaway commands the scenarios need. They land on
 // main one by one; a scenario whose command is missing skips and says so.
-var commandNames = []string{"hook", "setup", "remove", "allow", "status", "replay", "accept"}
+var commandNames = []string{"hook", "setup", "remove", "allow", "status", "replay", "accept", "report"}
 
 var haveCommand = map[string]bool{}
 

@@ -133,7 +133,38 @@ func (s *sandbox) runawaySpend(harness, session, transcript string) []spendFigur
 		}
 		figs = append(figs, spendFigure{"replay", rep.CostUSD, rep.Estimated})
 	}
+	if hasCommand("report") {
+		usd, est := s.reportSpend(harness, session)
+		figs = append(figs, spendFigure{"report", usd, est})
+	}
 	return figs
+}
+
+// reportSpend is the session's row in `runaway report session --json`: what
+// runaway reads of the agent's history, guarded or not.
+func (s *sandbox) reportSpend(agent, session string) (usd float64, estimated bool) {
+	s.t.Helper()
+	r := s.runaway("report", "session", "--json", "--no-cache", "--agent", agent)
+	var rep struct {
+		Rows []struct {
+			Key          string  `json:"key"`
+			CostUSD      float64 `json:"cost_usd"`
+			EstimatedUSD float64 `json:"estimated_usd"`
+		} `json:"rows"`
+	}
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &rep) != nil {
+		s.t.Fatalf("runaway report session --json: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	found := false
+	for _, row := range rep.Rows {
+		if row.Key == session {
+			usd, estimated, found = usd+row.CostUSD, estimated || row.EstimatedUSD > 0, true
+		}
+	}
+	if !found {
+		s.t.Errorf("runaway report has no row for %s session %s:\n%s", agent, session, r.Stdout)
+	}
+	return usd, estimated
 }
 
 // gpt55 is the published gpt-5.5 rate, USD per million tokens

@@ -339,6 +339,11 @@ func TestGeminiSubagentSpendAndRemove(t *testing.T) {
 	if math.Abs(st.SpendUSD-want) > 1e-9 || st.Estimated {
 		t.Errorf("runaway: $%.9f (estimated %v), the server's usage priced: $%.9f (%d requests)", st.SpendUSD, st.Estimated, want, len(srv.log()))
 	}
+	// The report reads the session file, which holds the main and the
+	// subagent's responses (the router's utility calls are in no file).
+	if rep, est := s.reportSpend("gemini", r.Out.SessionID); math.Abs(rep-priceServed(srv.log(), "main", "subagent")) > 1e-6 || est {
+		t.Errorf("runaway report: $%.9f (estimated %v), the server's main and subagent usage priced: $%.9f", rep, est, priceServed(srv.log(), "main", "subagent"))
+	}
 	geminiRow(t, "subagent (invoke_agent)", r, srv, s)
 
 	rm := s.runaway("remove", "--yes")

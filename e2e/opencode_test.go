@@ -263,6 +263,11 @@ func TestOpenCodeCapStopsBeforeNextRequest(t *testing.T) {
 			if math.Abs(runaway-billed) > 1e-9 || math.Abs(own-3*stepUSD) > 1e-9 || estimated {
 				t.Errorf("runaway's spend $%.6f (estimated %v), OpenCode's $%.6f; want runaway $%.6f (billed), OpenCode $%.3f, not estimated", runaway, estimated, own, billed, 3*stepUSD)
 			}
+			// The report reads OpenCode's database: OpenCode's own cost,
+			// which leaves out the title request.
+			if rep, est := s.reportSpend("opencode", id); math.Abs(rep-own) > 1e-6 || est {
+				t.Errorf("runaway report: $%.6f (estimated %v), OpenCode's own $%.6f", rep, est, own)
+			}
 			if stops := s.decisionsOf("spend", "stop"); len(stops) == 0 || stops[0].Tool == "" {
 				t.Errorf("the first spend stop is not the crossing call's: %+v", stops)
 			}
