@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/runaway-guard/runaway/ownfiles"
 )
@@ -261,6 +262,32 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 	return more, err
 }
 
+// bufPool keeps read buffers of 256 KiB to keepBuf for the next file: a read
+// of many files (a report, replay's parallel read) would otherwise spend as
+// much time zeroing new buffers as scanning them. The hook reads a few KB and
+// asks for smaller ones, which are not pooled.
+var bufPool sync.Pool
+
+const pooledMin = 256 << 10
+
+func getBuf(n int) []byte {
+	if n >= pooledMin && n <= keepBuf {
+		if b, ok := bufPool.Get().(*[]byte); ok && cap(*b) >= n {
+			return (*b)[:n]
+		} else if ok {
+			bufPool.Put(b)
+		}
+	}
+	return make([]byte, n)
+}
+
+func putBuf(b []byte) {
+	if cap(b) >= pooledMin && cap(b) <= keepBuf {
+		b = b[:cap(b)]
+		bufPool.Put(&b)
+	}
+}
+
 // keepBuf is the largest line buffer a read keeps once a long line made it
 // grow: a session with several multi-MB tool outputs reads each of them in
 // place, without holding a huge buffer for the rest of the file.
@@ -270,7 +297,8 @@ const keepBuf = 4 << 20
 // hold a long line. Lines longer than MaxLine are skipped; a last line
 // without its newline is left for the next call. fn must not keep line.
 func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn func(line []byte)) (bool, error) {
-	buf := make([]byte, bufSize)
+	buf := getBuf(bufSize)
+	defer func() { putBuf(buf) }()
 	start, scanned, end := 0, 0, 0 // buf[start:end] is unhandled; no newline in buf[start:scanned]
 	var skipped int64              // bytes of a too-long line already dropped
 	tooLong, eof := false, false
@@ -317,8 +345,9 @@ func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn fu
 			if n >= MaxLine {
 				n = MaxLine + 1 // the largest a line may need, without a last doubling
 			}
-			grown := make([]byte, n)
+			grown := getBuf(n)
 			copy(grown, buf[:end])
+			putBuf(buf)
 			buf = grown
 		}
 		m, err := r.Read(buf[end:])
