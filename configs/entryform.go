@@ -45,52 +45,17 @@ const (
 	CodexPromptName = "runaway: checks the spend before the prompt"
 )
 
-// HandlerFor is runaway's handler for a harness ("claude", "codex",
-// "gemini"), running the binary at bin, in the form that agent runs
-// safely on p. This is the one place that knows the forms:
-//
-//   - macOS and Linux, every agent: `'bin' hook <harness> || true`, run by
-//     sh; `|| true` so that a crashed runaway cannot block the call.
-//   - Windows, Claude Code 2.1.139+: exec form, "command" the .exe and
-//     "args" ["hook", "claude"]: no shell, no quoting.
-//   - Windows, older Claude Code: `"C:/…/runaway.exe" hook claude || true`
-//     with "shell": "bash": Git Bash eats backslashes, and PowerShell reads
-//     a quoted path as a string and `||` as a parse error (5.1).
-//   - Windows, Codex: "command" stays the POSIX form (it is what Codex's
-//     trust hash covers) and "commandWindows" is `& 'C:\…\runaway.exe' hook
-//     codex` for the PowerShell Codex runs it in: without the call operator
-//     a quoted path is echoed and nothing runs.
-//   - Gemini CLI, which blocks the call when the program is missing: on
-//     macOS and Linux GuardedHookCommand; on Windows, for the PowerShell it
-//     runs hooks in (it passes the exit code on itself),
-//     `if (Test-Path -LiteralPath 'C:/…/runaway.exe') { & 'C:/…/runaway.exe' hook gemini }`.
-//     The event and timeout (milliseconds there) are the caller's to set.
-//
-// Deny answers travel only as JSON on stdout with exit 0 (Codex on
-// Windows turns exit 2 into 1, and the deny is lost).
-func HandlerFor(harness agent.ID, bin string, p Platform) HookSpec {
-	spec := HookSpec{Event: "PreToolUse", Command: HookCommand(bin, harness), Timeout: HookTimeout}
-	if harness == "codex" {
-		spec.StatusMessage = CodexToolName
-	}
-	if harness == "gemini" {
-		spec.Command = GuardedHookCommand(bin, harness)
-	}
-	if !p.windows() {
-		return spec
-	}
-	fwd, h := strings.ReplaceAll(bin, `\`, "/"), string(harness)
-	switch harness {
-	case "claude":
-		if p.ClaudeExecForm {
-			spec.Command, spec.Args = fwd, []string{"hook", h}
-		} else {
-			spec.Command, spec.Shell = bashDoubleQuote(fwd)+" hook "+h+" || true", "bash"
-		}
-	case "codex":
-		spec.CommandWindows = PowerShellCommand(strings.ReplaceAll(bin, "/", `\`), "hook", h)
-	default:
-		spec.Command = GuardedPowerShellCommand(fwd, "hook", h)
+// HandlerFor is runaway's handler for an agent, running the binary at
+// bin, in the form that agent runs safely on p; each agent's forms are in
+// its settings file (claude.go, codex.go, gemini.go). On macOS and Linux
+// every agent runs `'bin' hook <agent> || true` through sh (`|| true` so
+// that a crashed runaway cannot block the call) unless its file says
+// otherwise. Deny answers travel only as JSON on stdout with exit 0 (Codex
+// on Windows turns exit 2 into 1, and the deny is lost).
+func HandlerFor(id agent.ID, bin string, p Platform) HookSpec {
+	spec := HookSpec{Event: "PreToolUse", Command: HookCommand(bin, id), Timeout: HookTimeout}
+	if s, ok := settingsOf(id); ok {
+		s.handler(&spec, bin, p)
 	}
 	return spec
 }

@@ -44,7 +44,12 @@ func TestHandlerForPerAgentAndOS(t *testing.T) {
 				t.Errorf("got command %q args %q shell %q commandWindows %q\nwant command %q args %q shell %q commandWindows %q",
 					s.Command, s.Args, s.Shell, s.CommandWindows, tt.command, tt.args, tt.shell, tt.cmdWin)
 			}
-			if s.Event != "PreToolUse" || s.Timeout != HookTimeout {
+			// Gemini CLI's event is BeforeTool, its timeout in milliseconds.
+			event, timeout := "PreToolUse", HookTimeout
+			if tt.harness == "gemini" {
+				event, timeout = GeminiEvent, HookTimeout*1000
+			}
+			if s.Event != event || s.Timeout != timeout {
 				t.Errorf("event %q timeout %d", s.Event, s.Timeout)
 			}
 			// Every form is recognised as runaway's, naming the same binary.

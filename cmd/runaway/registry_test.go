@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/runaway-guard/runaway/agent"
+	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/installer"
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -19,6 +20,10 @@ func TestEveryLayerKnowsEveryAgent(t *testing.T) {
 		_, format := transcripts.FormatOf(id)
 		if why, none := transcripts.NoTranscript[id]; format == none {
 			t.Errorf("%s: transcripts should have its Format or say in NoTranscript why not (has a format: %v, says %q)", id, format, why)
+		}
+		_, settings := configs.SettingsFor(id)
+		if why, none := configs.NoSettings[id]; settings == none {
+			t.Errorf("%s: configs should have its Settings or say in NoSettings why not (has settings: %v, says %q)", id, settings, why)
 		}
 		if _, ok := installer.HarnessByID(id); !ok {
 			t.Errorf("%s: missing from installer.Harnesses", id)

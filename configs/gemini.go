@@ -1,0 +1,48 @@
+package configs
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/runaway-guard/runaway/agent"
+)
+
+// GeminiEvent and GeminiModelEvent are Gemini CLI's events before a tool
+// call and before a model request.
+const (
+	GeminiEvent      = "BeforeTool"
+	GeminiModelEvent = "BeforeModel"
+)
+
+// geminiSettings: $GEMINI_CLI_HOME/.gemini/settings.json. Gemini CLI reads
+// comments in it (not trailing commas), so it is not strict: comments stay.
+// Its event is BeforeTool, its timeout is in milliseconds, the handler has
+// a name (its messages and its hooksConfig.disabled list use it), and the
+// command is guarded against a missing program instead of ending in
+// `|| true`: Gemini CLI blocks every call when a hook exits 127, and
+// `|| true` would keep its timeout from reaching runaway (see
+// shared/reference/gemini-cli-observed.md §4). On Windows, for the
+// PowerShell it runs hooks in (it passes the exit code on itself):
+// `if (Test-Path -LiteralPath 'C:/…/runaway.exe') { & 'C:/…/runaway.exe' hook gemini }`.
+// BeforeModel: a deny there aborts the turn before the request is sent (a
+// resumed session over its cap spends nothing more).
+var geminiSettings = Settings{
+	Agent: agent.Gemini, Name: "settings.json", TimeoutUnit: time.Millisecond,
+	More: []MoreEvent{{Event: GeminiModelEvent}},
+	handler: func(spec *HookSpec, bin string, p Platform) {
+		spec.Event, spec.Name, spec.Timeout = GeminiEvent, "runaway", HookTimeout*1000
+		spec.Command = GuardedHookCommand(bin, agent.Gemini)
+		if p.windows() {
+			spec.Command = GuardedPowerShellCommand(strings.ReplaceAll(bin, `\`, "/"), "hook", string(agent.Gemini))
+		}
+	},
+}
+
+// GeminiSettings is Gemini CLI's user settings file.
+func GeminiSettings() SettingsFile { sf, _ := SettingsFor(agent.Gemini); return sf }
+
+// GeminiHome is Gemini CLI's home, which holds its .gemini folder:
+// $GEMINI_CLI_HOME (which replaces the home for all of Gemini CLI's files),
+// else the home.
+func GeminiHome() string { return filepath.Dir(agent.Of(agent.Gemini).ConfigDir(Env)) }
