@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/runaway-guard/runaway/agent"
 )
 
 // Style is how a report is printed for a person.
@@ -22,9 +24,6 @@ type Style struct {
 	Width int
 }
 
-// agentNames are the agents as people know them.
-var agentNames = map[Agent]string{Claude: "Claude Code", Codex: "Codex", Gemini: "Gemini CLI", OpenCode: "OpenCode"}
-
 // agentStyle is each agent's bar: a 256-colour index, and the fill used
 // without colour so the bars still tell the agents apart.
 var agentStyle = map[Agent]struct {
@@ -35,8 +34,8 @@ var agentStyle = map[Agent]struct {
 }
 
 func name(a Agent) string {
-	if n, ok := agentNames[a]; ok {
-		return n
+	if f, ok := agent.Lookup(a); ok {
+		return f.Name
 	}
 	return string(a)
 }

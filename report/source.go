@@ -7,24 +7,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/transcripts"
 )
 
-// Agent is an agent as people name it on runaway's command line.
-type Agent string
+// Agent is an agent, as the agent registry names it.
+type Agent = agent.ID
 
 // The agents a report reads.
 const (
-	Claude   Agent = "claude"
-	Codex    Agent = "codex"
-	Gemini   Agent = "gemini"
-	OpenCode Agent = "opencode"
+	Claude   = agent.Claude
+	Codex    = agent.Codex
+	Gemini   = agent.Gemini
+	OpenCode = agent.OpenCode
 )
 
 // Env looks up an environment variable ("" when unset). Sources take it
 // instead of reading os.Getenv, so tests and callers say where the agents'
 // folders are.
-type Env func(string) string
+type Env = agent.Env
 
 // SessionRef is one session a source found.
 type SessionRef struct {
@@ -144,4 +145,14 @@ func sessionFile(root, path string, e os.DirEntry, n *notes) bool {
 		return false
 	}
 	return true
+}
+
+// Reads reports whether a report reads the agent's history.
+func Reads(a Agent) bool {
+	for _, s := range sources {
+		if s.agent() == a {
+			return true
+		}
+	}
+	return false
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
 	"github.com/runaway-guard/runaway/ownfiles"
@@ -194,20 +195,11 @@ func reportDay(s string) (string, error) {
 	return "", fmt.Errorf("%q is not a day: give it as YYYY-MM-DD", s)
 }
 
-// reportAgent takes the names setup's --harness takes, and the agents'
-// program names.
+// reportAgent takes the names setup's --harness takes, for an agent a
+// report reads.
 func reportAgent(s string) (report.Agent, bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "claude", "claude-code", "claudecode":
-		return report.Claude, true
-	case "codex":
-		return report.Codex, true
-	case "gemini", "gemini-cli":
-		return report.Gemini, true
-	case "opencode":
-		return report.OpenCode, true
-	}
-	return "", false
+	id, ok := agent.Parse(s)
+	return id, ok && report.Reads(id)
 }
 
 // pricesID fingerprints the price table a report prices with: the
