@@ -10,40 +10,45 @@ import (
 	"github.com/runaway-guard/runaway/testbin"
 )
 
-// The README's quick start runs as written: its hook line answers a tool
-// call (issue 11, item 9).
-func TestReadmeQuickStartHookLine(t *testing.T) {
+// The README's quick start starts with a command that works on a machine
+// with no agent (issue 20, item 4): its first block runs as written, in an
+// empty home with no agent on PATH, shows runaway's main job step by step,
+// and leaves the home as it was.
+func TestReadmeQuickStartNeedsNoAgent(t *testing.T) {
 	testbin.TouchSources("..")
 	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var line string
-	for l := range strings.SplitSeq(quickStart(t, string(readme)), "\n") {
-		if strings.Contains(l, "./cmd/runaway hook") {
-			line = l
-		}
-	}
-	if line == "" {
-		t.Fatal("the README's quick start has no `go run ./cmd/runaway hook` line")
+	block := quickStart(t, string(readme))
+	if !strings.Contains(block, "go run ./cmd/runaway demo") {
+		t.Fatalf("the README's first command block is not the demo:\n%s", block)
 	}
 	// The built binary stands in for `go run ./cmd/runaway`.
-	script := strings.ReplaceAll(line, "go run ./cmd/runaway", filepath.Join(binDir, "runaway"))
+	script := strings.ReplaceAll(block, "go run ./cmd/runaway", filepath.Join(binDir, "runaway"))
 	home := t.TempDir()
-	cmd := exec.Command("sh", "-c", script)
-	cmd.Env = isolated(home)
+	cmd := exec.Command("sh", "-ec", script)
+	cmd.Env = append(isolated(home), "PATH=/usr/bin:/bin")
 	cmd.Dir = home
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil || stderr.Len() > 0 {
-		t.Fatalf("%s\nfailed: %v\n%s", line, err, stderr.String())
+		t.Fatalf("%s\nfailed: %v\n%s", block, err, stderr.String())
 	}
-	if !strings.Contains(string(out), `"permissionDecision":"deny"`) {
-		t.Fatalf("%s\nanswered %q, want the deny the README promises", line, out)
+	for _, want := range []string{
+		"runaway: the same Bash call 5 times in a row",   // the loop ask
+		"runaway: the last 5 tool calls failed in a row", // the failure streak
+		"hook stopped continuation",                      // the escalated stop
+		"session cap",                                    // the cap stop
+		"runaway allow ",                                 // and how to go on
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the demo does not show %q:\n%s", want, out)
+		}
 	}
-	if _, err := os.Stat(filepath.Join(home, ".local", "state", "runaway")); err == nil {
-		t.Errorf("the quick start's hook line wrote into the home's state folder")
+	if entries, _ := os.ReadDir(home); len(entries) > 0 {
+		t.Errorf("the demo wrote into the home: %v", entries)
 	}
 }
 
