@@ -17,6 +17,9 @@ var claudeSettings = Settings{
 	More: []MoreEvent{{Event: promptSubmit}},
 	handler: func(spec *HookSpec, bin string, p Platform) {
 		if !p.windows() {
+			if p.NoShell {
+				spec.Command, spec.Args = bin, []string{"hook", string(agent.Claude)}
+			}
 			return
 		}
 		fwd := strings.ReplaceAll(bin, `\`, "/")

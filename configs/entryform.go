@@ -20,6 +20,11 @@ type Platform struct {
 	// ClaudeExecForm: the installed Claude Code runs a handler's "args"
 	// without a shell (ClaudeExecFormSince and later).
 	ClaudeExecForm bool
+	// NoShell: Claude Code's entry in the exec form on every OS (a system
+	// install's: the user's BASH_ENV and shell startup files must not run
+	// before it). A Claude Code too old for the form runs the bare
+	// program, which answers as the hook.
+	NoShell bool
 }
 
 // ClaudeExecFormSince is the first Claude Code that runs exec-form

@@ -17,6 +17,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/runaway-guard/runaway/ownfiles"
+	"github.com/runaway-guard/runaway/sysmode"
 )
 
 // Policy is what the guard enforces. Every field is optional in the file;
@@ -75,10 +76,10 @@ func DefaultPolicy() Policy {
 	}
 }
 
-// PolicyPath is runaway's config file: config.json in
-// ownfiles.UserDirs().Config ($XDG_CONFIG_HOME/runaway).
+// PolicyPath is runaway's config file: the system install's, else
+// config.json in ownfiles.UserDirs().Config ($XDG_CONFIG_HOME/runaway).
 func PolicyPath() string {
-	return ownfiles.UserDirs().ConfigFile()
+	return ownfiles.OwnDirs().ConfigFile()
 }
 
 // EnvPrefix starts the environment variables that override single fields:
@@ -89,8 +90,12 @@ const EnvPrefix = "RUNAWAY_"
 // environment overrides read through getenv. It never fails: a file that
 // does not parse leaves the defaults in place, a bad value leaves the
 // default for its field, and each such problem is returned for the caller
-// to log.
+// to log. The system install's config is a ceiling the environment and
+// the person's own config can only lower (see loadSystemPolicy).
 func LoadPolicy(path string, getenv func(string) string) (Policy, []error) {
+	if l := sysmode.Real(); path == l.ConfigFile() && l.Installed() {
+		return loadSystemPolicy(path, ownfiles.UserDirs().ConfigFile(), getenv)
+	}
 	p := DefaultPolicy()
 	var problems []error
 	if err := p.readFile(path); err != nil {

@@ -59,6 +59,8 @@ func (s *Store) Allow(ctx context.Context, h agent.ID, id string, add float64, p
 	}
 	defer l.Close()
 	sp := &l.Session.Spend
+	// The person has looked at a transcript that changed (system mode).
+	l.Session.Tampered, l.Session.Held = "", nil
 	if prompt {
 		sp.Prompt.Allowed += add
 		sp.Prompt.Stopped = false

@@ -57,7 +57,7 @@ func (c *countedKeys) flush() error {
 	if len(c.added) == 0 || c.readOnly {
 		return c.err
 	}
-	f, err := ownfiles.OpenRegular(c.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := ownfiles.OpenRegular(c.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, ownfiles.FilePerm())
 	if err != nil {
 		return err
 	}

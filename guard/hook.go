@@ -57,7 +57,10 @@ type Hook struct {
 	Deadline   time.Duration       // 0: DefaultDeadline, or $RUNAWAY_HOOK_DEADLINE
 	LockWait   time.Duration       // 0: the store's default, or $RUNAWAY_HOOK_LOCK_WAIT
 	// Prices builds the pricer for a policy; nil: NewPricer.
-	Prices    func(configs.Policy) (Pricer, []error)
+	Prices func(configs.Policy) (Pricer, []error)
+	// System: a system install guards the session. The deadline and the
+	// lock wait are then not read from the environment (the agent's).
+	System    bool
 	extraWire func(*Session) Verdict // tests only: a wire that misbehaves
 	// replay: nobody answers an ask, as in an unwatched run.
 	replay  bool
@@ -198,6 +201,11 @@ func (h *Hook) deadline() time.Duration {
 // duration reads a positive duration from the environment variable env,
 // held within [lo, hi].
 func (h *Hook) duration(env string, def, lo, hi time.Duration) time.Duration {
+	if h.System {
+		// The agent's environment must not stretch the deadline or the
+		// lock wait of a system install.
+		return def
+	}
 	s := h.getenv(env)
 	if s == "" {
 		return def
@@ -266,6 +274,9 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *f
 	defer locked.Close()
 
 	c := &call{in: in, policy: policy, sess: locked.Session, now: h.now(), tamper: tamper, trip: h.tripwire()}
+	if h.System && c.in.OpenCode == nil {
+		c.sess.holdTranscript(in.Harness, in.TranscriptPath)
+	}
 	daily := h.readSpend(ctx, c)
 	var ans Answer
 	if model {
@@ -426,6 +437,7 @@ func (h *Hook) runWires(c *call, daily float64) Answer {
 	}
 	add(c.tamper)
 	add(c.trip)
+	add(s.tamperedVerdict())
 	if h.extraWire != nil {
 		add(h.extraWire(s))
 	}
@@ -455,6 +467,9 @@ func (h *Hook) beforeModel(c *call, daily float64) Answer {
 		ans.Verdicts = append(ans.Verdicts, v)
 	}
 	ans.Verdicts = append(ans.Verdicts, spendWire(s, c.policy, daily)...)
+	if v := s.tamperedVerdict(); v.Kind != None {
+		ans.Verdicts = append(ans.Verdicts, v)
+	}
 	if c.trip.Kind != None {
 		ans.Verdicts = append(ans.Verdicts, c.trip)
 	}

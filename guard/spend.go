@@ -17,6 +17,7 @@ import (
 
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/pricing"
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -365,13 +366,13 @@ func spendWire(s *Session, p configs.Policy, daily float64) []Verdict {
 	var out []Verdict
 	id := s.SessionID
 	if v, ok := capCheck(&s.Spend.WarnedCap, &s.Spend.Stopped, s.Spend.USD, s.SessionCap(p), p.WarnAt,
-		"this session", "the session cap", "runaway allow "+id+" --add "+addHint(s.SessionCap(p)), resumeHint(s.Harness, id)); ok {
+		"this session", "the session cap", allowCommand+id+" --add "+addHint(s.SessionCap(p)), resumeHint(s.Harness, id)); ok {
 		out = append(out, v)
 	}
 	if s.Spend.Prompt.ID != "" {
 		pr := &s.Spend.Prompt
 		if v, ok := capCheck(&pr.WarnedCap, &pr.Stopped, pr.USD(s.Spend.USD), s.PromptCap(p), p.WarnAt,
-			"this prompt", "the prompt cap", "runaway allow "+id+" --prompt --add "+addHint(s.PromptCap(p)), ""); ok {
+			"this prompt", "the prompt cap", allowCommand+id+" --prompt --add "+addHint(s.PromptCap(p)), ""); ok {
 			out = append(out, v)
 		}
 	}
@@ -461,11 +462,11 @@ func (d dailyLedger) update(ctx context.Context, day, key string, spent float64,
 	for _, r := range rs {
 		all += r.usd
 	}
-	if err := os.MkdirAll(d.dir, 0o700); err != nil {
+	if err := os.MkdirAll(d.dir, ownfiles.DirPerm()); err != nil {
 		return 0, all, err
 	}
 	path := filepath.Join(d.dir, day+".json")
-	lk := flock.New(path+".lock", flock.SetPermissions(0o600))
+	lk := flock.New(path+".lock", flock.SetPermissions(ownfiles.FilePerm()))
 	lctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if ok, err := lk.TryLockContext(lctx, 2*time.Millisecond); !ok {
@@ -584,7 +585,7 @@ func (h *Hook) dailySince(now time.Time, p configs.Policy) (time.Time, bool) {
 		since = fi.ModTime()
 	}
 	since = since.UTC()
-	err := os.MkdirAll(filepath.Dir(path), 0o700)
+	err := os.MkdirAll(filepath.Dir(path), ownfiles.DirPerm())
 	if err == nil {
 		err = writeFileAtomic(path, []byte(since.Format(time.RFC3339Nano)))
 	}

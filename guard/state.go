@@ -49,6 +49,10 @@ type Session struct {
 	Notified string `json:"notified,omitempty"`
 	// Ended is how runaway last ended the agent's run itself (see ending).
 	Ended *Ended `json:"ended,omitempty"`
+	// Held and Tampered: a system install's hold on the main transcript
+	// (see holdTranscript).
+	Held     *heldTranscript `json:"held_transcript,omitempty"`
+	Tampered string          `json:"tampered,omitempty"`
 
 	// dayPending are the responses this hook read, for their days (see
 	// trackDay).
@@ -140,10 +144,10 @@ type Locked struct {
 func (s *Store) Open(ctx context.Context, h agent.ID, id string) (*Locked, error) {
 	dir := s.sessionsDir()
 	base := filepath.Join(dir, fileBase(h, id))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, ownfiles.DirPerm()); err != nil {
 		return s.inMemory(h, id, base, fmt.Errorf("creating state folder: %w", err))
 	}
-	lk := flock.New(base+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	lk := flock.New(base+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(ownfiles.FilePerm()))
 	wait := s.LockWait
 	if wait <= 0 {
 		wait = defaultLockWait
@@ -337,7 +341,7 @@ func writeState(path string, data []byte) error {
 // synced (it runs on every tool call, and a state file lost to a crash is
 // only recounted from the transcripts).
 func writeFileAtomic(path string, data []byte) error {
-	return ownfiles.WriteFile(path, data, 0o600, ownfiles.Fast)
+	return ownfiles.WriteFile(path, data, ownfiles.FilePerm(), ownfiles.Fast)
 }
 
 // ReadSession reads one session's state without locking or writing, for

@@ -205,10 +205,10 @@ func writeTripRecord(p string, rec *tripRecord) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), ownfiles.DirPerm()); err != nil {
 		return err
 	}
-	return ownfiles.WriteFile(p, append(data, '\n'), 0o600, ownfiles.Durable)
+	return ownfiles.WriteFile(p, append(data, '\n'), ownfiles.FilePerm(), ownfiles.Durable)
 }
 
 // RecordTripwire records the watched files as they are now and clears a

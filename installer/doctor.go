@@ -18,6 +18,7 @@ import (
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
+	"github.com/runaway-guard/runaway/sysmode"
 )
 
 // Status is a doctor check's outcome: ok, warn (something only the person
@@ -77,6 +78,10 @@ func Doctor(opts DoctorOptions) []Check {
 		d.agents[f.ID] = f
 	}
 	d.platform = thisPlatform(found)
+	if l := sysmode.Real(); l.Installed() && opts.Paths == nil {
+		d.checkSystem(l)
+		return d.out
+	}
 	var err error
 	if d.rec, err = ReadInstalled(d.paths.Installed); err != nil {
 		d.add(StatusFail, "record", "%v; run: runaway setup", err)

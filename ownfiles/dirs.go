@@ -2,7 +2,8 @@
 // them: its folders, the error and decision logs (bounded, rotated), one
 // writer (durable for files a person keeps, fast for the hook's per-call
 // state), a regular-files-only open that cannot block, and ~ for paths
-// shown to people. Every layer may import it; it imports nothing of ours.
+// shown to people. Every layer may import it; it imports nothing of ours
+// but the leaf sysmode (where a system install keeps its files).
 package ownfiles
 
 import (
@@ -11,6 +12,8 @@ import (
 	"runtime"
 
 	"github.com/adrg/xdg"
+
+	"github.com/runaway-guard/runaway/sysmode"
 )
 
 // Dirs are where runaway keeps its own files.
@@ -49,7 +52,26 @@ func ExeName(goos string) string {
 	return "runaway"
 }
 
-// UserDirs are runaway's folders on this machine:
+// OwnDirs are runaway's folders on this machine: the system install's
+// when there is one (see SystemMode), else the person's own (UserDirs).
+func OwnDirs() Dirs {
+	if l := sysmode.Real(); l.Installed() {
+		return SystemDirs(l)
+	}
+	return UserDirs()
+}
+
+// SystemMode reports whether a system install is in force
+// (`sudo runaway setup --system`): then every command uses its root-owned
+// files, and the environment can move none of them.
+func SystemMode() bool { return sysmode.Real().Installed() }
+
+// SystemDirs are a system install's folders.
+func SystemDirs(l sysmode.Layout) Dirs {
+	return Dirs{Config: l.ConfigDir(), State: l.StateDir(), Bin: l.Bin()}
+}
+
+// UserDirs are the person's own runaway folders:
 //
 //   - Linux: the XDG base directories (~/.config/runaway,
 //     ~/.local/state/runaway, ~/.local/bin/runaway).

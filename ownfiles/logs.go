@@ -29,10 +29,10 @@ func appendBounded(path string, line []byte, bound int64) error {
 	if fi, err := os.Stat(path); err == nil && fi.Size()+int64(len(line)) > bound {
 		_ = os.Rename(path, path+".1")
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), dirPerm); err != nil {
 		return err
 	}
-	f, err := OpenRegular(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := OpenRegular(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, filePerm)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func MarkErrorsRead(stateDir string, mark ErrorMark) error {
 	if err != nil {
 		return err
 	}
-	return WriteFile(filepath.Join(stateDir, errorMarkName), b, 0o600, Durable)
+	return WriteFile(filepath.Join(stateDir, errorMarkName), b, filePerm, Durable)
 }
 
 // LogLines returns a log's non-empty lines, trimmed; none when it cannot

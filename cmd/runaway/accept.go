@@ -35,7 +35,7 @@ Only you may run it, in your own terminal, outside the agent.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			if t, err := guard.TrippedNow(ownfiles.UserDirs().State); err == nil && t != nil {
+			if t, err := guard.TrippedNow(ownfiles.OwnDirs().State); err == nil && t != nil {
 				for _, c := range t.Changes {
 					fmt.Fprintf(out, "accepted: %s\n", c)
 				}
@@ -51,7 +51,7 @@ Only you may run it, in your own terminal, outside the agent.`,
 
 // ownHook is the hook as the agents run it, for its own files.
 func ownHook() *guard.Hook {
-	dirs := ownfiles.UserDirs()
+	dirs := ownfiles.OwnDirs()
 	return &guard.Hook{StateDir: dirs.State, ConfigPath: dirs.ConfigFile(), BinPath: dirs.Bin, Stderr: os.Stderr}
 }
 
@@ -65,7 +65,7 @@ func recordTripwire(w io.Writer) {
 
 // printTripped says a trip on record (status, doctor).
 func printTripped(w io.Writer) {
-	t, err := guard.TrippedNow(ownfiles.UserDirs().State)
+	t, err := guard.TrippedNow(ownfiles.OwnDirs().State)
 	if err != nil || t == nil {
 		return
 	}
@@ -78,7 +78,7 @@ func printTripped(w io.Writer) {
 
 // tripwireCheck is doctor's line for the tripwire.
 func tripwireCheck() installer.Check {
-	state := ownfiles.UserDirs().State
+	state := ownfiles.OwnDirs().State
 	t, err := guard.TrippedNow(state)
 	switch {
 	case err != nil:

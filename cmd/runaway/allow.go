@@ -69,6 +69,7 @@ func runAllow(w io.Writer, o allowOptions) error {
 	if !(o.add > 0) || math.IsInf(o.add, 0) {
 		return &userError{msg: fmt.Sprintf("--add takes a positive number of dollars, not %v", o.add), hints: []string{"runaway allow --add 10"}, code: exitUsage}
 	}
+	shareSystemState()
 	store := &guard.Store{Dir: stateDir()}
 	policy, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
 	pricer, _ := guard.NewPricer(policy)

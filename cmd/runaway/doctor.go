@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/runaway-guard/runaway/installer"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 func init() { register(newDoctorCmd) }
@@ -31,7 +32,11 @@ and what to do. It exits 1 when a check fails.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, _ := os.Getwd()
 			checks := installer.Doctor(installer.DoctorOptions{Version: buildInfo().version, Dir: dir})
-			checks = append(checks, tripwireCheck())
+			if !ownfiles.SystemMode() {
+				// A system install's files are out of the agent's reach:
+				// no tripwire is needed (nor readable by the user) there.
+				checks = append(checks, tripwireCheck())
+			}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)

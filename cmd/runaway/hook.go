@@ -13,6 +13,7 @@ import (
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/guard"
 	"github.com/runaway-guard/runaway/ownfiles"
+	"github.com/runaway-guard/runaway/sysmode"
 )
 
 func init() { register(newHookCmd) }
@@ -56,12 +57,13 @@ func runHook(args []string) {
 		selfTest(args[1:])
 		return
 	}
-	dirs := ownfiles.UserDirs()
+	dirs := ownfiles.OwnDirs()
 	h := &guard.Hook{
 		StateDir:   dirs.State,
 		ConfigPath: dirs.ConfigFile(),
 		BinPath:    dirs.Bin,
 		Stderr:     os.Stderr,
+		System:     shareSystemState(),
 	}
 	if isatty.IsTerminal(os.Stdin.Fd()) {
 		// A person at a terminal, not an agent: say what the command wants
@@ -108,5 +110,17 @@ func exitZeroOnSignals() {
 	}()
 }
 
-// stateDir is runaway's state folder ($XDG_STATE_HOME/runaway).
-func stateDir() string { return ownfiles.UserDirs().State }
+// shareSystemState readies a process that writes a system install's
+// shared state folder, and reports whether there is one.
+func shareSystemState() bool {
+	if !ownfiles.SystemMode() {
+		return false
+	}
+	sysmode.ShareWithGroup()
+	guard.UseSystemInstall()
+	return true
+}
+
+// stateDir is runaway's state folder: the system install's, else
+// $XDG_STATE_HOME/runaway.
+func stateDir() string { return ownfiles.OwnDirs().State }

@@ -13,6 +13,7 @@ func init() { register(newRemoveCmd) }
 func newRemoveCmd() *cobra.Command {
 	var (
 		yes, dryRun, purge bool
+		system             bool
 		harnesses          []string
 		project            string
 	)
@@ -32,6 +33,12 @@ Without a terminal it needs --yes. Inside an agent's tool call only
   runaway remove --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if system {
+				return runSystemRemove(cmd, yes, dryRun)
+			}
+			if err := userModeRefused("remove"); err != nil {
+				return err
+			}
 			if !dryRun {
 				if err := onlyThePerson("remove"); err != nil {
 					return err
@@ -68,6 +75,7 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 	f := cmd.Flags()
 	f.BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	f.BoolVar(&dryRun, "dry-run", false, "print the edits as a diff and change nothing")
+	f.BoolVar(&system, "system", false, "undo `sudo runaway setup --system` exactly (needs sudo)")
 	f.BoolVar(&purge, "purge", false, "also delete the installed binary, runaway's config and its state")
 	f.StringSliceVar(&harnesses, "harness", nil, "agents to unwire: claude, codex, opencode (default: all)")
 	f.StringVar(&project, "project", "", "take runaway's entry out of `DIR`'s .claude/settings.local.json (at its git repository root)")

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+
+	"github.com/runaway-guard/runaway/sysmode"
 )
 
 // Exit codes, as DESIGN.md's CLI surface names them.
@@ -64,6 +66,14 @@ func Main(args []string) int {
 		// command without its args: that is a tool call too.
 		runHook(nil)
 		return exitOK
+	}
+	if len(args) == 0 || args[0] != "status" {
+		// Only the hook and status read the state folder with the setgid
+		// group of a system install; everything else runs without it.
+		if err := sysmode.DropGroup(); err != nil {
+			fmt.Fprintf(os.Stderr, "runaway: giving up the group %d: %v\n", os.Getegid(), err)
+			return exitError
+		}
 	}
 	root := newRootCmd(os.Stdin, os.Stdout, os.Stderr)
 	root.SetArgs(args)

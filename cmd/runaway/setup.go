@@ -21,15 +21,16 @@ func init() { register(newSetupCmd) }
 
 func newSetupCmd() *cobra.Command {
 	var (
-		yes, dryRun       bool
-		escalate          bool
-		notify            string
-		agentRules        bool
-		harnesses         []string
-		project           string
-		capUSD, warnAt    float64
-		promptCap, dayCap float64
-		failures, repeats int
+		yes, dryRun         bool
+		escalate            bool
+		notify              string
+		agentRules          bool
+		harnesses           []string
+		project             string
+		capUSD, warnAt      float64
+		promptCap, dayCap   float64
+		failures, repeats   int
+		system, managedOnly bool
 	)
 	cmd := &cobra.Command{
 		Use:   "setup",
@@ -74,6 +75,12 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 			if f.Changed("notify") {
 				opts.Notify = &notify
 			}
+			if system {
+				return runSystemSetup(cmd, opts, managedOnly, yes, dryRun)
+			}
+			if err := userModeRefused("setup"); err != nil {
+				return err
+			}
 			return runSetup(cmd, opts, yes, dryRun)
 		},
 	}
@@ -90,6 +97,8 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 	f.IntVar(&failures, "failures", configs.DefaultFailureRun, "ask after this many failed tool calls in a row")
 	f.IntVar(&repeats, "repeats", configs.DefaultRepeatRun, "ask after this many identical tool calls in a row")
 	f.BoolVar(&escalate, "escalate", true, "end the turn when a wire asks again after its ask was refused (--escalate=false: keep asking)")
+	f.BoolVar(&system, "system", false, "install for every user, out of the agents' reach: root-owned program, config and state, and the agents' managed settings (needs sudo)")
+	f.BoolVar(&managedOnly, "managed-hooks-only", false, "with --system: also turn off every hook that is not managed (Claude Code's allowManagedHooksOnly, Codex's allow_managed_hooks_only)")
 	f.StringVar(&notify, "notify", "", "shell `COMMAND` to start when runaway stops, asks or denies (the event as JSON on stdin; \"\" for none)")
 	return cmd
 }

@@ -97,7 +97,7 @@ func runStatus(w io.Writer, o statusOptions) error {
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"sessions": views})
+		return enc.Encode(map[string]any{"mode": modeName(), "sessions": views})
 	}
 	if len(views) == 0 {
 		fmt.Fprintln(w, "No guarded sessions yet: runaway's hook has not run.")
@@ -106,8 +106,25 @@ func runStatus(w io.Writer, o statusOptions) error {
 		return nil
 	}
 	printStatus(w, views)
+	printMode(w)
 	printUnreadErrors(w)
 	return nil
+}
+
+func modeName() string {
+	if ownfiles.SystemMode() {
+		return "system"
+	}
+	return "user"
+}
+
+// printMode says which install guards the sessions listed.
+func printMode(w io.Writer) {
+	if ownfiles.SystemMode() {
+		fmt.Fprintf(w, "\nguarded by runaway's system install (%s): only root can raise a cap or take it off.\n", configs.PolicyPath())
+		return
+	}
+	fmt.Fprintln(w, "\nguarded by runaway's user install: your user (and so the agent) can reach its files; sudo runaway setup --system puts them out of reach.")
 }
 
 func printStatus(w io.Writer, views []guard.View) {
