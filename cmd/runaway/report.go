@@ -138,7 +138,7 @@ func runReport(ctx context.Context, stdout, stderr io.Writer, o reportOptions) e
 	}
 	opts := report.Options{Env: os.Getenv, Pricer: pricer, PricesID: pricesID(policy)}
 	if !o.noCache {
-		opts.CachePath = filepath.Join(ownfiles.UserDirs().State, report.CacheName)
+		opts.CachePath = filepath.Join(ownfiles.OwnDirs().State, report.CacheName)
 	}
 	if isTerminal(stderr) {
 		opts.Progress = progress(stderr)
@@ -155,7 +155,7 @@ func runReport(ctx context.Context, stdout, stderr io.Writer, o reportOptions) e
 	if err != nil {
 		return &userError{msg: "reading the agents' sessions: " + err.Error(), hints: []string{"runaway report --no-cache"}}
 	}
-	log := ownfiles.UserDirs().DecisionLogFile()
+	log := ownfiles.OwnDirs().DecisionLogFile()
 	decisions, err := report.ReadDecisions(log+".1", log)
 	if err != nil {
 		h.Notes = append(h.Notes, "runaway's decision log could not be read: "+err.Error())
