@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -28,6 +29,8 @@ func loadSystemPolicy(path, userPath string, getenv func(string) string) (Policy
 		problems = append(problems, err)
 	}
 	problems = append(problems, ceiling.check()...)
+	// The price catalogue is root's too, beside the system config.
+	ceiling.PricesFile = filepath.Join(filepath.Dir(path), ownfiles.PricesFileName)
 
 	want := ceiling
 	var user []byte
@@ -76,7 +79,7 @@ func (p *Policy) mergeJSON(data []byte) error {
 
 // Tighten is ceiling with every limit of want that is stricter: a lower
 // cap (a cap where ceiling has none), a lower warning share, a shorter run,
-// escalation and ending the agent at a cap on. What is no limit — the notify command, prices — stays the
+// escalation and ending the agent at a cap on. What is no limit — the notify command, prices and their file — stays the
 // ceiling's: a lower price would be a higher cap.
 func Tighten(ceiling, want Policy) Policy {
 	p := ceiling

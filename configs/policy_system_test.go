@@ -25,6 +25,7 @@ func TestTightenOnlyLowers(t *testing.T) {
 		{"escalation cannot be turned off", func(p *Policy) { p.Escalate = false }, func(p *Policy) {}},
 		{"ending the agent at a cap cannot be turned off", func(p *Policy) { p.EndAgent = false }, func(p *Policy) {}},
 		{"the notify command stays the system's", func(p *Policy) { p.NotifyCommand = "true" }, func(p *Policy) {}},
+		{"the price catalogue stays the system's", func(p *Policy) { p.PricesFile = "/home/u/cheap.json" }, func(p *Policy) {}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want, expect := ceiling, ceiling
@@ -40,7 +41,7 @@ func TestTightenOnlyLowers(t *testing.T) {
 // A knob added to Policy must say how the system config bounds it: this
 // fails until Tighten (and this count) learn it.
 func TestTightenKnowsEveryField(t *testing.T) {
-	if n := reflect.TypeFor[Policy]().NumField(); n != 10 {
+	if n := reflect.TypeFor[Policy]().NumField(); n != 11 {
 		t.Errorf("Policy has %d fields; teach Tighten how a system install bounds the new one", n)
 	}
 }
@@ -54,7 +55,7 @@ func TestSystemPolicyEnvAndUserConfigOnlyLower(t *testing.T) {
 	}`), 0o644)
 	env := map[string]string{"RUNAWAY_SESSION_CAP_USD": "1000", "RUNAWAY_REPEAT_RUN": "3", "RUNAWAY_ESCALATE": "false"}
 	p, _ := loadSystemPolicy(sys, user, func(k string) string { return env[k] })
-	if p.SessionCapUSD != 10 || p.DailyCapUSD != 30 || p.RepeatRun != 3 || !p.Escalate {
+	if p.SessionCapUSD != 10 || p.DailyCapUSD != 30 || p.RepeatRun != 3 || !p.Escalate || p.PricesFile != filepath.Join(dir, "prices.json") {
 		t.Errorf("got %+v", p)
 	}
 	// Missing user config, a lower cap from the environment.
