@@ -71,9 +71,11 @@ type claudeScript struct {
 	Sub  []claudeTurn // the subagent's turns
 	// End is the final message's usage (main and subagent alike).
 	End claudeUsage
-	// Side is the usage of requests without tools (titles, summaries,
-	// compactions).
+	// Side is the usage of requests without tools (titles, summaries).
 	Side claudeUsage
+	// Compact is the usage of a compaction request (its last message asks
+	// for the conversation's summary); zero: answered as any other.
+	Compact claudeUsage
 }
 
 // anthropicServer is a fake Anthropic Messages API on 127.0.0.1.
@@ -92,6 +94,7 @@ type anthropicRequestLog struct {
 	ToolResults int
 	Answer      string // the tool called, or "text"
 	System      string // the start of the system prompt
+	Last        string // the end of the last message
 }
 
 func newAnthropicServer(t *testing.T, script claudeScript) *anthropicServer {
@@ -137,6 +140,13 @@ func (s *anthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 			role = "sub"
 		}
 	}
+	var last string
+	if n := len(req.Messages); n > 0 {
+		last = string(req.Messages[n-1].Content)
+		if len(last) > 400 {
+			last = last[len(last)-400:]
+		}
+	}
 	turn := claudeTurn{Text: "Done.", Usage: s.script.Side}
 	switch role {
 	case "main":
@@ -144,12 +154,15 @@ func (s *anthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 	case "sub":
 		turn = s.turn(s.script.Sub, results)
 	}
+	if isCompaction(req) && s.script.Compact != (claudeUsage{}) {
+		role, turn = "compact", claudeTurn{Text: "<analysis>Two commands.</analysis>\n<summary>The commands ran.</summary>", Usage: s.script.Compact}
+	}
 	answer := turn.Tool
 	if answer == "" {
 		answer = "text"
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, anthropicRequestLog{Model: req.Model, Role: role, ToolResults: results, Answer: answer, System: truncate(string(req.System), 200)})
+	s.requests = append(s.requests, anthropicRequestLog{Model: req.Model, Role: role, ToolResults: results, Answer: answer, System: truncate(string(req.System), 200), Last: last})
 	n := len(s.requests)
 	s.mu.Unlock()
 
@@ -205,6 +218,13 @@ func (s *anthropicServer) turn(turns []claudeTurn, results int) claudeTurn {
 		return turns[results]
 	}
 	return claudeTurn{Text: "Done.", Usage: s.script.End}
+}
+
+// isCompaction reports a request of Claude Code's compaction: its last
+// message asks for a summary of the conversation.
+func isCompaction(req anthropicRequest) bool {
+	n := len(req.Messages)
+	return n > 0 && bytes.Contains(bytes.ToLower(req.Messages[n-1].Content), []byte("summary"))
 }
 
 // countToolResults counts the tool_result blocks in the request's messages.

@@ -201,7 +201,7 @@ func (s *Session) addResponse(r transcripts.Response, p Pricer) float64 {
 	now, est := p.Cost(r.Model, r.Usage, r.Time)
 	before, _ := p.Cost(r.Model, r.Counted, r.Time)
 	s.Spend.USD += now - before
-	s.Spend.Estimated = s.Spend.Estimated || est
+	s.Spend.Estimated = s.Spend.Estimated || est || r.Estimated
 	s.Spend.Tokens = s.Spend.Tokens.Add(r.Usage).Sub(r.Counted)
 	if r.Model != "" && !slices.Contains(s.Spend.Models, r.Model) && len(s.Spend.Models) < 8 {
 		s.Spend.Models = append(s.Spend.Models, r.Model)

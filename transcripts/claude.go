@@ -23,6 +23,8 @@ const recentMax = 4
 
 type claudeState struct {
 	Recent []recentResponse `json:"r,omitempty"`
+	// Model is the latest response's model (a compaction is priced at it).
+	Model string `json:"m,omitempty"`
 }
 
 type recentResponse struct {
@@ -136,6 +138,10 @@ type claudeBlock struct {
 // fields it needs are picked out while walking, everything else (message
 // text, thinking, tool output) is skipped at memchr speed.
 func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
+	if sink.Response != nil && bytes.Contains(line, compactBoundary) {
+		claudeCompaction(line, file, fp, sink)
+		return
+	}
 	if sink.ToolResult == nil && sink.ToolCall == nil && !bytes.Contains(line, usageKey) {
 		// A read for responses only (a report): a line without a usage
 		// object carries nothing it wants. A string cannot hide the key:
@@ -257,6 +263,12 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 			return
 		}
 		t := parseTime(ts)
+		if m != "" {
+			if fp.Claude == nil {
+				fp.Claude = &claudeState{}
+			}
+			fp.Claude.Model = m
+		}
 		if len(usage) > 0 && usage[0] == '{' && sink.Response != nil {
 			if u, ok := claudeUsage(usage); ok {
 				claudeCount(Response{File: file, MessageID: str(id), RequestID: str(reqID), Model: m, Time: t, Usage: u}, fp, sink)
@@ -279,6 +291,58 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 			}
 		}
 	}
+}
+
+var compactBoundary = []byte(`"compact_boundary"`)
+
+// claudeCompaction counts the request of a compaction, which Claude Code
+// 2.1.328 writes no assistant line for (seen in e2e: only a system
+// compact_boundary line with compactMetadata). Its usage is estimated from
+// the context's size: preTokens as input, priced uncached (a warm cache
+// makes the real request cheaper), postTokens (the summary and what was
+// kept) as output, at the file's latest model.
+func claudeCompaction(line []byte, file string, fp *FilePos, sink *Sink) {
+	var typ, subtype, uuid, ts, meta []byte
+	_, err := walkFields(line, 0, func(k []byte, v int) (int, error) {
+		var end int
+		var err error
+		switch string(k) {
+		case "type":
+			typ, end, err = span(line, v)
+		case "subtype":
+			subtype, end, err = span(line, v)
+		case "uuid":
+			uuid, end, err = span(line, v)
+		case "timestamp":
+			ts, end, err = span(line, v)
+		case "compactMetadata":
+			meta, end, err = span(line, v)
+		default:
+			return skipValue(line, v)
+		}
+		return end, err
+	})
+	if err != nil || str(typ) != "system" || str(subtype) != "compact_boundary" || len(meta) == 0 || meta[0] != '{' {
+		return
+	}
+	var u Usage
+	_ = walkObject(meta, func(k, v []byte) bool {
+		switch string(k) {
+		case "preTokens":
+			u.Input = num(v)
+		case "postTokens":
+			u.Output = num(v)
+		}
+		return true
+	})
+	if u.Total() <= 0 || !fp.firstTime(sink, recordKey(fp.Path, "compact", str(uuid), str(ts))) {
+		return
+	}
+	model := ""
+	if fp.Claude != nil {
+		model = fp.Claude.Model
+	}
+	sink.response(Response{File: file, MessageID: "compact:" + str(uuid), Model: model, Time: parseTime(ts), Usage: u, Estimated: true})
 }
 
 // claudeCount applies the largest-usage rule: a response already seen is

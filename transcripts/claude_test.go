@@ -240,3 +240,35 @@ func TestClaudeRefusedToolResult(t *testing.T) {
 		t.Errorf("refused = %v, want %v", refused, want)
 	}
 }
+
+// Issue 23, item 11: Claude Code 2.1.328 writes no assistant line for a
+// compaction's request, only a system compact_boundary line with the
+// context's size before and after. The request is counted as estimated:
+// the context before it as input (uncached: the dearer side), the context
+// after it as output, at the session's latest model. Once, however the
+// file is read.
+func TestClaudeCompactionEstimated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	data := `{"type":"assistant","sessionId":"s1","requestId":"r1","timestamp":"2026-12-01T21:59:05Z","message":{"id":"m1","model":"claude-sonnet-4-6","content":[],"usage":{"input_tokens":100000,"output_tokens":0}}}
+{"compactMetadata":{"durationMs":253,"postTokens":2685,"preTokens":100023,"trigger":"manual"},"content":"Conversation compacted","isMeta":false,"sessionId":"s1","subtype":"compact_boundary","timestamp":"2026-12-01T21:59:07.993Z","type":"system","uuid":"4e5401d2"}
+`
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got []Response
+	var pos Position
+	for range 2 {
+		if _, err := ReadClaude(t.Context(), path, &pos, Sink{Response: func(r Response) { got = append(got, r) }}); err != nil {
+			t.Fatal(err)
+		}
+		pos.Files[0].ID = "" // read again from the start
+		pos.Files[0].Off = 0
+	}
+	if len(got) != 2 {
+		t.Fatalf("got %d responses, want the response and the compaction: %+v", len(got), got)
+	}
+	c := got[1]
+	if !c.Estimated || c.Model != "claude-sonnet-4-6" || c.Usage.Input != 100023 || c.Usage.Output != 2685 {
+		t.Errorf("compaction %+v", c)
+	}
+}

@@ -88,6 +88,9 @@ type Response struct {
 	// and subtract Counted.
 	Usage   Usage
 	Counted Usage
+	// Estimated: the file carries no usage for this request, only what it
+	// is estimated from (a Claude Code compaction: the context's size).
+	Estimated bool
 }
 
 // ToolResult is the outcome of one tool call.
