@@ -46,6 +46,9 @@ type sandbox struct {
 	// runTimeout, when set, bounds its runs instead of the package's
 	// (a run that times a known stall).
 	runTimeout time.Duration
+	// wrap, when set, runs every command through it (wrap..., name,
+	// args...): a private mount namespace (withSystemFiles).
+	wrap []string
 }
 
 // touchSources makes a change anywhere in the module re-run the cached
@@ -146,6 +149,10 @@ func (s *sandbox) exec(extra map[string]string, stdin string, name string, args 
 	limit := cmp.Or(s.runTimeout, runTimeout)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
+	if len(s.wrap) > 0 {
+		args = append(append(append([]string(nil), s.wrap[1:]...), name), args...)
+		name = s.wrap[0]
+	}
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = s.proj
 	cmd.Env = s.environ(extra)

@@ -26,8 +26,9 @@ func (p tablePricer) Cost(model string, u transcripts.Usage, at time.Time) (floa
 func (p tablePricer) Table() *pricing.Table { return p.t }
 
 // NewPricer is the table in use: the embedded one, with the catalogue
-// `runaway prices update` imported over it when its file is there, and the
-// policy's overrides over both. A part that cannot be read is left out and
+// `runaway prices update` imported over it when its file is there, Claude
+// Code's own price settings (its managed modelPricing, its server's model
+// costs) over that, and the policy's overrides over all. A part that cannot be read is left out and
 // its error returned: the embedded table always prices.
 func NewPricer(p configs.Policy) (Pricer, []error) {
 	t, _, err := TableInUse(p)
@@ -48,6 +49,9 @@ func TableInUse(p configs.Policy) (*pricing.Table, *pricing.Imported, error) {
 		problems = append(problems, err)
 	}
 	t = t.WithImported(im)
+	cp, errs := readClaudeCodePricing(ClaudeManagedDir, os.Getenv)
+	problems = append(problems, errs...)
+	t = t.WithClaudeCode(cp)
 	if len(p.Prices) > 0 {
 		withOverrides, err := t.WithJSON(p.Prices)
 		if err != nil {
@@ -58,6 +62,10 @@ func TableInUse(p configs.Policy) (*pricing.Table, *pricing.Imported, error) {
 	}
 	return t, im, errors.Join(problems...)
 }
+
+// ClaudeManagedDir, when set, is read for Claude Code's managed settings
+// instead of the system's folder (tests).
+var ClaudeManagedDir string
 
 // maxPricesFile bounds the imported catalogue's file (runaway's import of
 // LiteLLM's is about 100 KB).

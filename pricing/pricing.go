@@ -113,12 +113,15 @@ type Price struct {
 	LongContext    *LongContext `json:"long_context,omitempty"`
 	// Tiers are the service tiers' multipliers of every token rate where
 	// they differ from the provider's (see TierMultiplier).
-	Tiers          map[string]float64 `json:"tiers,omitempty"`
-	Released       string             `json:"released"`
-	ReleasedSource string             `json:"released_source,omitempty"`
-	Source         string             `json:"source"`
-	Checked        string             `json:"checked"`
-	Note           string             `json:"note,omitempty"`
+	Tiers map[string]float64 `json:"tiers,omitempty"`
+	// Scale multiplies the whole cost: Claude Code's managed
+	// modelPricing.multiplier (a contracted discount or markup).
+	Scale          float64 `json:"scale,omitempty"`
+	Released       string  `json:"released"`
+	ReleasedSource string  `json:"released_source,omitempty"`
+	Source         string  `json:"source"`
+	Checked        string  `json:"checked"`
+	Note           string  `json:"note,omitempty"`
 }
 
 // At is the price as it was on the day (YYYY-MM-DD): the row with the
@@ -278,7 +281,7 @@ func (t *Table) With(overrides map[string]Override) (*Table, error) {
 		set(&p.WebSearch, o.WebSearchPerRequest)
 		// A user's price is the price: no long-context or multiplier rules
 		// the user did not state.
-		p.LongContext, p.USMultiplier, p.FastMultiplier = nil, 0, 0
+		p.LongContext, p.USMultiplier, p.FastMultiplier, p.Dated, p.Scale = nil, 0, 0, nil, 0
 		p.Source, p.Checked = "runaway config (prices)", ""
 		if ok {
 			models[i] = p
@@ -495,7 +498,11 @@ func (p Price) cost(u Usage) float64 {
 		usd *= p.USMultiplier
 	}
 	usd *= p.TierMultiplier(u.Tier)
-	return usd + float64(u.WebSearch)*p.WebSearch + p.PerRequest
+	usd += float64(u.WebSearch)*p.WebSearch + p.PerRequest
+	if p.Scale > 0 {
+		usd *= p.Scale
+	}
+	return usd
 }
 
 // The model-id rules below are written out by hand rather than as regular

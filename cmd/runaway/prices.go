@@ -34,6 +34,8 @@ and the day they were checked, and the rates that hold for other dates.
 The table is built in. 'runaway prices update' imports a newer catalogue
 into runaway's config folder; the config's "prices" field overrides
 single models over both. runaway never fetches prices by itself.`,
+		Example: `  runaway prices
+  runaway prices | grep gpt-6`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return listPrices(cmd.OutOrStdout())
@@ -134,6 +136,9 @@ table in use stays.
 
 Only this command fetches: the hook never does. Run it in your own
 terminal: an agent cannot change the prices its cap is counted in.`,
+		Example: `  runaway prices update
+  runaway prices update --dry-run
+  runaway prices update --from ./model_prices_and_context_window.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runPricesUpdate(cmd.Context(), cmd.OutOrStdout(), o)

@@ -144,10 +144,12 @@ func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, er
 	if err != nil {
 		return nil, err
 	}
-	table := pricing.Default()
-	if table, err = table.WithJSON(policy.Prices); err != nil {
+	if _, err = pricing.Default().WithJSON(policy.Prices); err != nil {
 		return nil, failf([]string{"$EDITOR " + configs.PolicyPath()}, "%v", err)
 	}
+	// The table the hook prices with: the imported catalogue and Claude
+	// Code's own price settings included.
+	table, _, _ := guard.TableInUse(policy)
 	format, _ := transcripts.FormatOf(who) // Detect names only agents with a format
 	r := &replayReport{Agent: who, Ledger: pricing.Ledger{Models: map[string]*pricing.ModelSpend{}}}
 	if r.Files, err = format.SessionFiles(path); err != nil {
