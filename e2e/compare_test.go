@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"testing"
 )
 
@@ -211,6 +212,45 @@ func TestSpendMatchesCodexReportedUsage(t *testing.T) {
 		t.Logf("SPEND codex  %-28s runaway %-6s $%.6f%s  server-reported usage at list price $%.6f  (%+.3f%%)", codexModel, f.source, f.usd, estimated(f.estimated), want, 100*(f.usd-want)/want)
 		if f.estimated || !closeTo(f.usd, want) {
 			t.Errorf("runaway %s's spend $%.6f%s, reported usage %+v priced $%.6f: more than 0.5%% apart", f.source, f.usd, estimated(f.estimated), u, want)
+		}
+	}
+}
+
+// Codex's fast mode (`service_tier = "fast"`) asks for OpenAI's priority
+// processing, billed at 2.5x on gpt-5.5: runaway reads the tier from the
+// rollout Codex writes and prices the session as billed.
+func TestSpendCodexPriorityTier(t *testing.T) {
+	requireSpendReport(t)
+	codexAgent.require(t)
+	t.Parallel()
+	s := newSandbox(t)
+	srv := newOpenAIServer(t, codexScript{
+		Turns: []codexTurn{
+			{Cmd: "echo one", Usage: codexUsage{Input: 12_000, Output: 700, Reasoning: 300}},
+			{Cmd: "echo two", Usage: codexUsage{Input: 14_000, Cached: 11_000, Output: 500, Reasoning: 100}},
+		},
+		End: codexUsage{Input: 10_000, Cached: 9_000, Output: 200},
+	})
+	s.writeCodexConfig(srv)
+	cfg := filepath.Join(s.codexDir, "config.toml")
+	s.writeFile(cfg, "service_tier = \"fast\"\n"+s.readFile(cfg))
+	s.installRunawayIfHook()
+	r := s.runCodex(srv, "fast", nil)
+	if r.Code != 0 {
+		t.Fatalf("codex exit %d\n%s", r.Code, r.Stderr)
+	}
+	for _, l := range srv.log() {
+		if l.ServiceTier != "priority" {
+			t.Fatalf("a request asked for service_tier %q, want priority: %+v", l.ServiceTier, srv.log())
+		}
+	}
+	u := srv.reported()
+	standard := (float64(u.Input-u.Cached)*gpt55.input + float64(u.Cached)*gpt55.cached + float64(u.Output)*gpt55.output) / 1e6
+	want := 2.5 * standard
+	for _, f := range s.runawaySpend("codex", r.Session(), r.Rollout) {
+		t.Logf("SPEND codex priority %-20s runaway %-6s $%.6f%s  billed $%.6f (standard $%.6f)", codexModel, f.source, f.usd, estimated(f.estimated), want, standard)
+		if f.estimated || !closeTo(f.usd, want) {
+			t.Errorf("runaway %s's spend $%.6f, the priority tier bills $%.6f", f.source, f.usd, want)
 		}
 	}
 }

@@ -76,6 +76,7 @@ type openaiRequestLog struct {
 	ToolOutputs int    // in the request (they count from 0 again after a compaction)
 	Answer      string // the command run, or "text"
 	Usage       codexUsage
+	ServiceTier string // the service_tier the request asked for
 }
 
 func newOpenAIServer(t *testing.T, script codexScript) *openaiServer {
@@ -85,7 +86,8 @@ func newOpenAIServer(t *testing.T, script codexScript) *openaiServer {
 }
 
 type responsesRequest struct {
-	Model string `json:"model"`
+	Model       string `json:"model"`
+	ServiceTier string `json:"service_tier"`
 	Input []struct {
 		Type string `json:"type"`
 	} `json:"input"`
@@ -159,7 +161,7 @@ func (s *openaiServer) serve(w http.ResponseWriter, r *http.Request) {
 	if answer == "" {
 		answer = "text"
 	}
-	s.requests = append(s.requests, openaiRequestLog{Session: session, Kind: kind, Model: req.Model, ToolOutputs: outputs, Answer: answer, Usage: turn.Usage})
+	s.requests = append(s.requests, openaiRequestLog{Session: session, Kind: kind, Model: req.Model, ToolOutputs: outputs, Answer: answer, Usage: turn.Usage, ServiceTier: req.ServiceTier})
 	n := len(s.requests)
 	s.mu.Unlock()
 
