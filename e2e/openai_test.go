@@ -88,7 +88,7 @@ func newOpenAIServer(t *testing.T, script codexScript) *openaiServer {
 type responsesRequest struct {
 	Model       string `json:"model"`
 	ServiceTier string `json:"service_tier"`
-	Input []struct {
+	Input       []struct {
 		Type string `json:"type"`
 	} `json:"input"`
 	Tools []struct {
