@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+
+	"github.com/runaway-guard/runaway/agent"
+	"github.com/runaway-guard/runaway/installer"
 )
 
 // updateDocs rewrites the generated pages: go test ./cmd/runaway -run TestCommandPages -update
@@ -96,5 +100,56 @@ func TestManPages(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join(out, "runaway-setup.1"))
 	if err != nil || !bytes.Contains(page, []byte(".SH EXAMPLE")) {
 		t.Fatalf("runaway-setup.1: %v\n%s", err, page)
+	}
+}
+
+// Each agent's page opens with what setup and doctor say of it, made from
+// installer.Harnesses between these markers; the rest of the page is
+// written by hand and kept as it is.
+const (
+	genStart = "<!-- made from installer.Harnesses: go test ./cmd/runaway -run TestAgentPagesAreCurrent -update -->"
+	genEnd   = "<!-- end of the made part -->"
+)
+
+// agentPage is the made part of an agent's page.
+func agentPage(h installer.Harness) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n# %s\n\n**Support: %s.** %s\n", genStart, h.Name, h.Support, h.Why)
+	if h.Todo != "" {
+		fmt.Fprintf(&b, "\n**After setup:** %s\n", h.Todo)
+	}
+	if f, ok := agent.Lookup(h.ID); ok && len(f.Packages) > 0 {
+		fmt.Fprintf(&b, "\nnpm: `%s`. In runaway's commands: `%s`.\n", strings.Join(f.Packages, "`, `"), h.ID)
+	} else {
+		fmt.Fprintf(&b, "\nIn runaway's commands: `%s`.\n", h.ID)
+	}
+	b.WriteString(genEnd + "\n")
+	return b.String()
+}
+
+// TestAgentPagesAreCurrent: docs/agents/<id>.md starts with the agent's
+// support text as setup shows it.
+func TestAgentPagesAreCurrent(t *testing.T) {
+	for _, h := range installer.Harnesses {
+		path := filepath.Join("..", "..", "docs", "agents", string(h.ID)+".md")
+		have, _ := os.ReadFile(path)
+		made := agentPage(h)
+		rest := string(have)
+		if i := strings.Index(rest, genEnd+"\n"); i >= 0 {
+			rest = rest[i+len(genEnd)+1:]
+		}
+		want := made + rest
+		if *updateDocs {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if string(have) != want {
+			t.Errorf("docs/agents/%s.md is out of date: go test ./cmd/runaway -run TestAgentPagesAreCurrent -update", h.ID)
+		}
 	}
 }
