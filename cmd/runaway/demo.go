@@ -22,7 +22,7 @@ lets the session go on.
 It needs no agent and changes nothing: the replay's state and config are in a
 temporary folder, removed at the end.`,
 		Example: `  runaway demo`,
-		Args: cobra.NoArgs,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return demo.Run(cmd.OutOrStdout())
 		},
