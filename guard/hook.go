@@ -269,6 +269,10 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *f
 			h.errorLog().Log("hook "+string(in.Harness), err)
 			return Answer{Verdicts: []Verdict{tamper}}.Encode(in.Harness), nil
 		}
+		if v, ok := h.stopWhileLocked(err, store, in.Harness, in.SessionID); ok {
+			h.errorLog().Log("hook "+string(in.Harness), err)
+			return Answer{Verdicts: []Verdict{v}}.Encode(in.Harness), nil
+		}
 		return nil, err
 	}
 	defer locked.Close()
