@@ -93,16 +93,10 @@ func Doctor(opts DoctorOptions) []Check {
 	d.checkErrorLog()
 	d.checkShell()
 	for _, h := range Harnesses {
-		switch h.ID {
-		case "claude", "codex":
-			d.checkWired(h)
-		case "cursor":
-			d.checkCursor(h)
-		case "gemini":
-			d.checkWired(h)
-			d.checkGemini(h)
-		case "opencode":
-			d.checkOpenCode(h)
+		if h.doctor != nil {
+			h.doctor(d, h)
+		} else {
+			d.checkFound(h)
 		}
 	}
 	d.checkProtection()
@@ -436,20 +430,8 @@ func (d *doctor) checkFile(h Harness, w wiredFile) {
 		for _, warning := range sf.Warnings(name, doc) {
 			d.add(StatusFail, w.check+"-hooks-off", "%s", warning)
 		}
-	case h.ID == "claude":
-		d.checkClaudeSwitch(doc)
-	case h.ID == "codex":
-		var trust []trustCheck
-		if len(byEvent["PreToolUse"]) == 1 {
-			trust = append(trust, trustCheck{"codex-trust", entry})
-		}
-		if promptOK {
-			trust = append(trust, trustCheck{"codex-prompt-trust", prompt})
-		}
-		d.checkCodexConfig(sf.Path, trust)
-		d.checkCodexStop()
-	case h.ID == "gemini":
-		d.checkGeminiHooks(doc)
+	case h.settingsChecks != nil:
+		h.settingsChecks(d, &wiredChecks{sf: sf, doc: doc, byEvent: byEvent, entry: entry, prompt: prompt, promptOK: promptOK})
 	}
 	if ok {
 		d.liveTest(h, w.check, entry)
@@ -678,7 +660,19 @@ func (d *doctor) liveTest(h Harness, prefix string, e configs.Entry) {
 	d.add(StatusOK, check, "a sample call through %s answered in %s (%s), timeout %s", via, took, what, limit)
 }
 
-func (d *doctor) checkCursor(h Harness) {
+// wiredChecks is what an agent's own checks of its settings file get:
+// the file, its content, runaway's entries by event, and the entries
+// before a tool call and before a prompt (promptOK: that one is sound).
+type wiredChecks struct {
+	sf            configs.SettingsFile
+	doc           *configs.Doc
+	byEvent       map[string][]configs.Entry
+	entry, prompt configs.Entry
+	promptOK      bool
+}
+
+// checkFound is the check of an agent runaway does not wire into.
+func (d *doctor) checkFound(h Harness) {
 	if !d.agents[h.ID].Found {
 		d.add(StatusOK, string(h.ID), "not installed")
 		return

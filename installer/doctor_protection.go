@@ -24,13 +24,11 @@ func (d *doctor) checkProtection() {
 		if f.Project {
 			continue
 		}
-		switch f.Harness {
-		case "claude":
-			d.checkClaudeRules(f)
-		case "codex":
-			d.checkCodexSandbox(f)
+		h, _ := HarnessByID(f.Harness)
+		switch {
+		case h.protection != nil:
+			h.protection(d, f)
 		default:
-			h, _ := HarnessByID(f.Harness)
 			d.add(StatusOK, string(f.Harness)+"-protection", "guard rail only: runaway's tamper wire reads each call; %s has no rules runaway can write to keep its tools away from runaway's files", h.Name)
 		}
 	}

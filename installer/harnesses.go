@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 
 	"github.com/runaway-guard/runaway/agent"
@@ -49,32 +48,26 @@ type Harness struct {
 	Why string
 	// Todo is what the person must still do after setup, if anything.
 	Todo string
+
+	// dirs and programs show the agent installed besides its config folder
+	// and its agent.Facts programs (nil: none).
+	dirs     func(home string) []string
+	programs []string
+	// entryPath is the file that wires runaway in when the agent has no
+	// configs.Settings (OpenCode's plugin); nil: none.
+	entryPath func() string
+	// doctor are the agent's own doctor checks (nil: "found" or "not
+	// installed" with Why); settingsChecks those of its settings file once
+	// runaway's entries in it are read; protection says how runaway's files
+	// are kept from the agent's tools (nil: the tamper wire alone).
+	doctor         func(d *doctor, h Harness)
+	settingsChecks func(d *doctor, w *wiredChecks)
+	protection     func(d *doctor, f InstalledFile)
 }
 
-// Harnesses lists every harness runaway knows, in the order shown.
-var Harnesses = []Harness{
-	{
-		ID: "claude", Name: "Claude Code", Support: AllWires,
-		Why: "runaway runs before every tool call and can warn you, ask you, deny the call, or end the turn.",
-	},
-	{
-		ID: "codex", Name: "Codex", Support: AllWiresDenyNotAsk,
-		Why:  "Codex hooks cannot ask the person, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you; Codex cannot end a turn from a hook, so at the cap runaway interrupts the codex process that ran it (that one only).",
-		Todo: `start codex: it says "Hooks need review"; choose "Review hooks" (or type /hooks) and trust runaway's two entries, named "` + configs.CodexToolName + `" and "` + configs.CodexPromptName + `". Codex runs a new or changed hook only once you trust it.`,
-	},
-	{
-		ID: "cursor", Name: "Cursor", Support: NotSupported,
-		Why: "Cursor runs Claude Code's hooks, so runaway's Claude Code entry already sees its tool calls; its transcripts carry no token usage, so no spend cap is possible: use Cursor's spend limit.",
-	},
-	{
-		ID: "gemini", Name: "Gemini CLI", Support: AllWiresDenyNotAsk,
-		Why: "Gemini CLI's ask would wait forever in a headless run, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you; at the cap it ends the run. Gemini CLI's own loop detection stays on beside it.",
-	},
-	{
-		ID: "opencode", Name: "OpenCode", Support: AllWiresDenyNotAsk,
-		Why: "runaway's plugin in OpenCode's plugin folder runs it before every tool call and model request, with OpenCode's own spend; a plugin cannot ask you, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you, and at the cap the session ends before its next model request. opencode --pure runs without plugins, runaway's included.",
-	},
-}
+// Harnesses lists every harness runaway knows, in the order shown; each
+// agent's is in its own file (claude.go, codex.go, …).
+var Harnesses = []Harness{claudeHarness, codexHarness, cursorHarness, geminiHarness, openCodeHarness}
 
 // HarnessByID returns the harness with that id.
 func HarnessByID(id agent.ID) (Harness, bool) {
@@ -108,21 +101,11 @@ func Detect() []Found {
 	for _, h := range Harnesses {
 		f := Found{Harness: h}
 		facts := agent.Of(h.ID)
-		dirs, progs := []string{facts.ConfigDir(configs.Env)}, facts.Programs
-		switch h.ID {
-		case agent.Cursor:
-			// The editor keeps its own folders and program besides the agent CLI's.
-			dirs = append(dirs, filepath.Join(home, ".config", "Cursor"))
-			switch runtime.GOOS {
-			case "darwin":
-				dirs = append(dirs, "/Applications/Cursor.app", filepath.Join(home, "Library", "Application Support", "Cursor"))
-			case "windows":
-				dirs = append(dirs, filepath.Join(os.Getenv("APPDATA"), "Cursor"), filepath.Join(os.Getenv("LOCALAPPDATA"), "Programs", "cursor"))
-			}
-			progs = append(slices.Clip(progs), "cursor")
-		case agent.OpenCode:
-			dirs = append(dirs, filepath.Join(home, ".opencode", "bin", "opencode"))
+		dirs := []string{facts.ConfigDir(configs.Env)}
+		if h.dirs != nil {
+			dirs = append(dirs, h.dirs(home)...)
 		}
+		progs := append(slices.Clip(facts.Programs), h.programs...)
 		for _, d := range dirs {
 			if _, err := os.Stat(d); err == nil {
 				f.Found = true
@@ -155,8 +138,8 @@ func EntryPath(id agent.ID) string {
 	if sf, ok := configs.SettingsFor(id); ok {
 		return sf.Path
 	}
-	if id == "opencode" {
-		return configs.OpenCodePluginPath()
+	if h, ok := HarnessByID(id); ok && h.entryPath != nil {
+		return h.entryPath()
 	}
 	return ""
 }
