@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -82,8 +83,16 @@ func discoverClaude(main string, pos *Position) {
 		needle := []byte(`"sessionId":"` + session + `"`)
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
-			if e.Type().IsRegular() && isAgentFile(e.Name()) && p != main && !pos.has(pos.relPath(p)) && firstLineHas(p, needle) {
+			if !e.Type().IsRegular() || !isAgentFile(e.Name()) || p == main || pos.has(pos.relPath(p)) {
+				continue
+			}
+			switch has, complete := firstLineHas(p, needle); {
+			case has:
 				found = append(found, p)
+			case !complete:
+				// Created before its first line was written: the folder
+				// will not change when the line comes, so look again.
+				pos.ScanMtime = 0
 			}
 		}
 	}
@@ -107,15 +116,16 @@ func (p *Position) has(rel string) bool {
 }
 
 // firstLineHas reports whether the first line of the file (up to 64 KiB)
-// contains needle.
-func firstLineHas(path string, needle []byte) bool {
+// contains needle, and whether that line is complete (written up to its
+// newline, or longer than looked at).
+func firstLineHas(path string, needle []byte) (has, complete bool) {
 	f, _, err := ownfiles.OpenRegularInfo(path, os.O_RDONLY, 0)
 	if err != nil {
-		return false
+		return false, true
 	}
 	defer f.Close()
-	line, _ := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
-	return bytes.Contains(line, needle)
+	line, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	return bytes.Contains(line, needle), err == nil || errors.Is(err, bufio.ErrBufferFull)
 }
 
 // skipTypes are line types that never carry usage or tool results. Claude

@@ -272,3 +272,33 @@ func TestClaudeCompactionEstimated(t *testing.T) {
 		t.Errorf("compaction %+v", c)
 	}
 }
+
+// Issue 23, item 10: in the older layout a subagent's agent-*.jsonl beside
+// the main file can be created before its first line is written; the
+// folder does not change when the line comes. It is read once the line is
+// there (before: never, and its $ went uncounted).
+func TestClaudeOlderLayoutAgentFileWrittenLate(t *testing.T) {
+	dir := t.TempDir()
+	main := filepath.Join(dir, "s1.jsonl")
+	agentFile := filepath.Join(dir, "agent-a1.jsonl")
+	line := func(id string, in int) string {
+		return fmt.Sprintf(`{"type":"assistant","sessionId":"s1","requestId":"r%s","timestamp":"2026-12-01T10:00:00Z","message":{"id":"m%s","model":"claude-sonnet-4-6","content":[],"usage":{"input_tokens":%d,"output_tokens":0}}}`+"\n", id, id, in)
+	}
+	os.WriteFile(main, []byte(line("1", 10)), 0o600)
+	os.WriteFile(agentFile, nil, 0o600)
+	var total int64
+	var pos Position
+	read := func() {
+		if _, err := ReadClaude(t.Context(), main, &pos, Sink{Response: func(r Response) { total += r.Usage.Input - r.Counted.Input }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read()
+	f, _ := os.OpenFile(agentFile, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line("2", 1000))
+	f.Close()
+	read()
+	if total != 1010 {
+		t.Errorf("input tokens %d, want 1010 (the main file's 10 and the subagent's 1000)", total)
+	}
+}

@@ -39,6 +39,9 @@ type codexState struct {
 	Meta   bool  `json:"s,omitempty"`
 	Replay bool  `json:"r,omitempty"`
 	MetaMs int64 `json:"t,omitempty"`
+	// ReplayMs is the instant the replayed lines carry (the first line's
+	// after session_meta): a line stamped later is the child's own.
+	ReplayMs int64 `json:"rt,omitempty"`
 	// Results holds the call ids whose result was yielded lately: a call can
 	// be reported by a structured event and by its output text.
 	Results []string `json:"k,omitempty"`
@@ -48,8 +51,10 @@ type codexState struct {
 const resultsMax = 16
 
 // replayBurst is how long after a child rollout began its replayed lines may
-// be stamped: Codex rewrites the copied history to the fork instant and
-// writes it in one go, while the child's own first response takes longer.
+// be stamped at most: Codex rewrites the copied history to the fork instant
+// and writes it in one go, so the replay ends at the first line stamped
+// later than that instant (the child's own, which can come within this
+// burst: its first response was lost to it before, issue 23).
 // The replayed history holds the parent's task_started events too, so those
 // cannot mark the end of the replay; a MultiAgent V2 inter_agent_communication
 // line with trigger_turn can.
@@ -288,8 +293,12 @@ func codexLine(line []byte, file string, fp *FilePos, sink *Sink) {
 		return
 	}
 	if st.Replay {
+		if st.ReplayMs == 0 && !t.IsZero() {
+			st.ReplayMs = t.UnixMilli()
+		}
 		switch {
 		case (l.Type == "inter_agent_communication" || l.Type == "inter_agent_communication_metadata") && p.TriggerTurn,
+			!t.IsZero() && t.UnixMilli() > st.ReplayMs,
 			!t.IsZero() && t.UnixMilli() > st.MetaMs+replayBurst.Milliseconds():
 			st.Replay = false
 		}

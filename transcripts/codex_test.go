@@ -405,3 +405,23 @@ func TestCodexTierFollowsThreadSettings(t *testing.T) {
 		t.Errorf("tiers %q, want flex then standard", tiers)
 	}
 }
+
+// Issue 23, item 9: a fork's or subagent's own first response within a
+// second of its start counts (before, the replay window swallowed it). The
+// replayed history carries the one instant it was copied at; the child's
+// own lines come after it.
+func TestCodexForkFirstResponseWithinASecond(t *testing.T) {
+	parent := filepath.Join(realFixtures(t), "codex/codemie-ai__codemie-code/src/agents/plugins/codex/__tests__/fixtures/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")
+	data, own := forkOf(t, parent, "019e9999-0000-7000-8000-000000000009", "", true)
+	for from, to := range map[string]string{"10:00:07.000Z": "10:00:00.300Z", "10:00:07.001Z": "10:00:00.301Z", "10:00:12.000Z": "10:00:00.900Z"} {
+		data = bytes.ReplaceAll(data, []byte(from), []byte(to))
+	}
+	path := filepath.Join(t.TempDir(), "rollout-2026-06-01T10-00-00-019e9999-0000-7000-8000-000000000009.jsonl")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, ReadCodex, path)
+	if tokensOnly(got.Usage) != own {
+		t.Errorf("fork usage %+v, want its own %+v", got.Usage, own)
+	}
+}
