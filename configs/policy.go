@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/tailscale/hujson"
@@ -66,14 +64,11 @@ const (
 
 // DefaultPolicy is the policy with no config file and no environment.
 func DefaultPolicy() Policy {
-	return Policy{
-		SessionCapUSD: DefaultSessionCapUSD,
-		WarnAt:        DefaultWarnAt,
-		FailureRun:    DefaultFailureRun,
-		RepeatRun:     DefaultRepeatRun,
-		Escalate:      true,
-		EndAgent:      true,
+	var p Policy
+	for _, k := range Knobs {
+		k.Set(&p, k.Default)
 	}
+	return p
 }
 
 // PolicyPath is runaway's config file: the system install's, else
@@ -146,83 +141,31 @@ func (p *Policy) readFile(path string) error {
 	return nil
 }
 
-// PolicyFields are the JSON names of the fields the environment can
-// override, in the order people read them.
-var PolicyFields = []string{"session_cap_usd", "warn_at", "prompt_cap_usd", "daily_cap_usd", "failure_run", "repeat_run", "escalate", "end_agent", "notify_command", "prices"}
-
 // EnvName is the environment variable that overrides one field.
 func EnvName(field string) string { return EnvPrefix + strings.ToUpper(field) }
 
-// setField parses s into the field named by its JSON name.
-func (p *Policy) setField(name, s string) error {
-	s = strings.TrimSpace(s)
-	float := func(dst *float64) error {
-		v, err := strconv.ParseFloat(s, 64)
-		if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
-			// A NaN cap would compare false with any spend: no cap at all.
-			err = errors.New("not a finite number")
-		}
-		if err == nil {
-			*dst = v
-		}
-		return err
-	}
-	integer := func(dst *int) error {
-		v, err := strconv.Atoi(s)
-		if err == nil {
-			*dst = v
-		}
-		return err
-	}
-	switch name {
-	case "session_cap_usd":
-		return float(&p.SessionCapUSD)
-	case "warn_at":
-		return float(&p.WarnAt)
-	case "prompt_cap_usd":
-		return float(&p.PromptCapUSD)
-	case "daily_cap_usd":
-		return float(&p.DailyCapUSD)
-	case "failure_run":
-		return integer(&p.FailureRun)
-	case "repeat_run":
-		return integer(&p.RepeatRun)
-	case "escalate":
-		v, err := strconv.ParseBool(s)
-		if err == nil {
-			p.Escalate = v
-		}
-		return err
-	case "end_agent":
-		v, err := strconv.ParseBool(s)
-		if err == nil {
-			p.EndAgent = v
-		}
-		return err
-	case "notify_command":
-		p.NotifyCommand = s
-		return nil
-	case "prices":
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(s), &m); err != nil {
-			return err
-		}
-		p.Prices = m
-		return nil
-	}
-	return fmt.Errorf("unknown field %q", name)
-}
-
+// applyEnv sets each knob (and prices) given in the environment; a value
+// its knob does not take is left out, and said.
 func (p *Policy) applyEnv(getenv func(string) string) []error {
 	var problems []error
-	for _, name := range PolicyFields {
-		key := EnvName(name)
-		v := getenv(key)
-		if v == "" {
+	for _, k := range Knobs {
+		s := getenv(k.Env())
+		if s == "" {
 			continue
 		}
-		if err := p.setField(name, v); err != nil {
-			problems = append(problems, fmt.Errorf("%s=%q ignored: %w", key, v, err))
+		v, err := k.Parse(s)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("%s=%q ignored: %w", k.Env(), s, err))
+			continue
+		}
+		k.Set(p, v)
+	}
+	if s := getenv(EnvName("prices")); s != "" {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			problems = append(problems, fmt.Errorf("%s=%q ignored: %w", EnvName("prices"), s, err))
+		} else {
+			p.Prices = m
 		}
 	}
 	return problems
@@ -231,24 +174,11 @@ func (p *Policy) applyEnv(getenv func(string) string) []error {
 // check puts values that make no sense back to their defaults.
 func (p *Policy) check() []error {
 	var problems []error
-	d := DefaultPolicy()
-	if p.SessionCapUSD < 0 || p.PromptCapUSD < 0 || p.DailyCapUSD < 0 {
-		problems = append(problems, errors.New("a negative cap means nothing; negative caps are off"))
-		p.SessionCapUSD = max(p.SessionCapUSD, 0)
-		p.PromptCapUSD = max(p.PromptCapUSD, 0)
-		p.DailyCapUSD = max(p.DailyCapUSD, 0)
-	}
-	if p.WarnAt <= 0 || p.WarnAt > 1 {
-		problems = append(problems, fmt.Errorf("warn_at %v is not a share above 0 and at most 1; using %v", p.WarnAt, d.WarnAt))
-		p.WarnAt = d.WarnAt
-	}
-	if p.FailureRun < 2 {
-		problems = append(problems, fmt.Errorf("failure_run %d is below 2; using %d", p.FailureRun, d.FailureRun))
-		p.FailureRun = d.FailureRun
-	}
-	if p.RepeatRun < 2 {
-		problems = append(problems, fmt.Errorf("repeat_run %d is below 2; using %d", p.RepeatRun, d.RepeatRun))
-		p.RepeatRun = d.RepeatRun
+	for _, k := range Knobs {
+		if v := k.Get(p); k.Check(v) != nil {
+			problems = append(problems, fmt.Errorf("%s %s is out of bounds (%s); using %s", k.Key, FormatValue(v), k.Rule(), FormatValue(k.Default)))
+			k.Set(p, k.Default)
+		}
 	}
 	return problems
 }

@@ -142,7 +142,7 @@ func TestSetupThenRemove(t *testing.T) {
 	orig := "{\n\t\"model\": \"opus\"\n}\n"
 	write(t, settings, orig)
 	capUSD := 7.5
-	opts := SetupOptions{Paths: &paths, Executable: fakeBinary(t, home, "v1"), CapUSD: &capUSD}
+	opts := SetupOptions{Paths: &paths, Executable: fakeBinary(t, home, "v1"), Limits: map[string]any{"session_cap_usd": capUSD}}
 
 	plan, err := PlanSetup(opts)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,19 +42,9 @@ func DefaultPaths() Paths {
 type SetupOptions struct {
 	// Harnesses to wire, by id; empty means every supported one found.
 	Harnesses []agent.ID
-	// Limits to write into runaway's config; nil leaves a value alone.
-	CapUSD     *float64
-	WarnAt     *float64
-	FailureRun *int
-	RepeatRun  *int
-	// PromptCapUSD and DailyCapUSD: the cap per prompt and per day across
-	// sessions; 0 turns one off.
-	PromptCapUSD, DailyCapUSD *float64
-	// Escalate turns escalation on or off (see guard.Escalation).
-	Escalate *bool
-	// Notify is the notify_command: "" in it removes none, it sets ""
-	// (no notifications).
-	Notify *string
+	// Limits are the config values to write, by knob key (configs.Knobs),
+	// each of its knob's type; a key not in it is left alone.
+	Limits map[string]any
 	// Project, when set, also wires Claude Code into that project's
 	// .claude/settings.local.json (at its git repository root).
 	Project string
@@ -259,23 +249,20 @@ type OptionError struct{ Msg string }
 
 func (e *OptionError) Error() string { return e.Msg }
 
-// Validate checks the limits with the same rules the hook's policy uses.
+// Validate checks the limits with the rules of their knobs, which the
+// hook's policy uses too.
 func (o SetupOptions) Validate() error {
-	for _, c := range []struct {
-		flag string
-		usd  *float64
-	}{{"cap", o.CapUSD}, {"prompt-cap", o.PromptCapUSD}, {"daily-cap", o.DailyCapUSD}} {
-		if c.usd != nil && !(*c.usd >= 0 && !math.IsInf(*c.usd, 0)) {
-			return &OptionError{fmt.Sprintf("%s %v: give a spend cap in US dollars, 0 or more (0 turns it off)", c.flag, *c.usd)}
+	for _, k := range configs.Knobs {
+		if v, ok := o.Limits[k.Key]; ok {
+			if err := k.Check(v); err != nil {
+				return &OptionError{fmt.Sprintf("%s %s: %v", k.Key, configs.FormatValue(v), err)}
+			}
 		}
 	}
-	switch {
-	case o.WarnAt != nil && (*o.WarnAt <= 0 || *o.WarnAt > 1):
-		return &OptionError{fmt.Sprintf("warn-at %v: give a share of the cap above 0 and at most 1, such as 0.8", *o.WarnAt)}
-	case o.FailureRun != nil && *o.FailureRun < 2:
-		return &OptionError{fmt.Sprintf("failures %d: give 2 or more", *o.FailureRun)}
-	case o.RepeatRun != nil && *o.RepeatRun < 2:
-		return &OptionError{fmt.Sprintf("repeats %d: give 2 or more", *o.RepeatRun)}
+	for key := range o.Limits {
+		if _, ok := configs.KnobByKey(key); !ok {
+			return &OptionError{fmt.Sprintf("%s: not one of runaway's settings", key)}
+		}
 	}
 	return nil
 }
@@ -308,32 +295,14 @@ func knownIDs() string {
 	return strings.Join(ids, ", ")
 }
 
-// configSettings are the values opts sets, in the config's field names.
+// configSettings are the values opts sets, in the knobs' order, each with
+// its knob's comment.
 func configSettings(opts SetupOptions) []configs.ConfigSetting {
 	var out []configs.ConfigSetting
-	if opts.CapUSD != nil {
-		out = append(out, configs.ConfigSetting{Key: "session_cap_usd", Value: *opts.CapUSD, Comment: "Deny the calls and end the turn when a session has spent this many US dollars."})
-	}
-	if opts.PromptCapUSD != nil {
-		out = append(out, configs.ConfigSetting{Key: "prompt_cap_usd", Value: *opts.PromptCapUSD, Comment: "Deny the calls and end the turn when one prompt has spent this many US dollars (0: no cap)."})
-	}
-	if opts.DailyCapUSD != nil {
-		out = append(out, configs.ConfigSetting{Key: "daily_cap_usd", Value: *opts.DailyCapUSD, Comment: "Deny the calls and end the turn when all sessions together have spent this many US dollars today (0: no cap)."})
-	}
-	if opts.WarnAt != nil {
-		out = append(out, configs.ConfigSetting{Key: "warn_at", Value: *opts.WarnAt, Comment: "Warn once when this share of the cap is spent."})
-	}
-	if opts.FailureRun != nil {
-		out = append(out, configs.ConfigSetting{Key: "failure_run", Value: *opts.FailureRun, Comment: "Ask after this many failed tool calls in a row."})
-	}
-	if opts.RepeatRun != nil {
-		out = append(out, configs.ConfigSetting{Key: "repeat_run", Value: *opts.RepeatRun, Comment: "Ask after this many identical tool calls in a row."})
-	}
-	if opts.Escalate != nil {
-		out = append(out, configs.ConfigSetting{Key: "escalate", Value: *opts.Escalate, Comment: "End the turn when a wire asks again in the same prompt after its ask was refused (false: keep asking)."})
-	}
-	if opts.Notify != nil {
-		out = append(out, configs.ConfigSetting{Key: "notify_command", Value: *opts.Notify, Comment: "A shell command started (detached, with the event as JSON on stdin) when runaway stops, asks or denies; \"\" for none."})
+	for _, k := range configs.Knobs {
+		if v, ok := opts.Limits[k.Key]; ok {
+			out = append(out, configs.ConfigSetting{Key: k.Key, Value: v, Comment: k.Comment})
+		}
 	}
 	return out
 }
@@ -353,9 +322,12 @@ func planConfig(path string, opts SetupOptions) (FileEdit, error) {
 		return edit, err
 	}
 	if doc.Blank() {
-		if opts.CapUSD == nil {
-			capUSD := float64(configs.DefaultSessionCapUSD)
-			opts.CapUSD = &capUSD
+		if _, ok := opts.Limits["session_cap_usd"]; !ok {
+			opts.Limits = maps.Clone(opts.Limits)
+			if opts.Limits == nil {
+				opts.Limits = map[string]any{}
+			}
+			opts.Limits["session_cap_usd"] = float64(configs.DefaultSessionCapUSD)
 			settings = configSettings(opts)
 		}
 		edit.After = configs.NewConfig(settings)

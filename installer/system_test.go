@@ -66,7 +66,7 @@ func TestSystemSetupThenRemoveIsExact(t *testing.T) {
 
 	groups := &fakeGroups{}
 	capUSD := 7.0
-	o := SystemOptions{Setup: SetupOptions{CapUSD: &capUSD}, Layout: l, Executable: exe, Groups: groups}
+	o := SystemOptions{Setup: SetupOptions{Limits: map[string]any{"session_cap_usd": capUSD}}, Layout: l, Executable: exe, Groups: groups}
 	plan, err := PlanSystemSetup(o)
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,11 @@
 package installer
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/huh"
@@ -38,16 +37,23 @@ var capChoices = []float64{5, 10, 20, 50}
 
 const customCap = "custom"
 
+// askedKnobs are the knobs the wizard asks as text fields, by key (the
+// session cap as "another amount").
+var askedKnobs = []string{"session_cap_usd", "prompt_cap_usd", "daily_cap_usd", "warn_at", "failure_run", "repeat_run"}
+
+// optionalCaps are the caps off by default: one that is off and stays off
+// is not written into the config.
+var optionalCaps = []string{"prompt_cap_usd", "daily_cap_usd"}
+
 // answers are the wizard's fields as the person edits them.
 type answers struct {
-	harnesses                   []agent.ID
-	capChoice, capText          string // capText: the amount when capChoice is customCap
-	promptCapText, dailyCapText string // "0": none
-	// startCaps: the prompt and daily caps the wizard started from; a cap
-	// that is off and stays off is not written into the config.
-	startCaps                      [2]string
-	warnText, failText, repeatText string
-	agentRules                     bool // write Claude Code's own deny rules
+	harnesses []agent.ID
+	capChoice string // a capChoices amount, or customCap
+	// text holds each asked knob's field, as its knob formats it (the
+	// session cap's when capChoice is customCap); start what it started as.
+	text       map[string]*string
+	start      map[string]string
+	agentRules bool // write Claude Code's own deny rules
 	// notify is the notify_command chosen ("" none), startNotify the one
 	// the wizard started from.
 	notify, startNotify string
@@ -102,31 +108,34 @@ func (w Wizard) startingAnswers(agents []Found) answers {
 		current.SessionCapUSD = configs.DefaultSessionCapUSD
 	}
 	o := w.Options
-	capUSD := cmp.Or(deref(o.CapUSD), current.SessionCapUSD)
-	a := answers{
-		harnesses: o.Harnesses,
-		capChoice: customCap,
-		capText:   formatNumber(capUSD),
-		// The caps that are off by default stay off unless asked for.
-		promptCapText: formatNumber(cmp.Or(deref(o.PromptCapUSD), current.PromptCapUSD)),
-		dailyCapText:  formatNumber(cmp.Or(deref(o.DailyCapUSD), current.DailyCapUSD)),
-		warnText:      formatNumber(cmp.Or(deref(o.WarnAt), current.WarnAt) * 100),
-		failText:      strconv.Itoa(cmp.Or(deref(o.FailureRun), current.FailureRun)),
-		repeatText:    strconv.Itoa(cmp.Or(deref(o.RepeatRun), current.RepeatRun)),
-		agentRules:    !o.NoAgentRules,
-		notify:        current.NotifyCommand,
+	value := func(k configs.Knob) any {
+		if v, ok := o.Limits[k.Key]; ok {
+			return v
+		}
+		return k.Get(&current)
 	}
-	if o.Notify != nil {
-		a.notify = *o.Notify
+	a := answers{
+		harnesses:  o.Harnesses,
+		capChoice:  customCap,
+		text:       map[string]*string{},
+		start:      map[string]string{},
+		agentRules: !o.NoAgentRules,
+		notify:     value(knob("notify_command")).(string),
+	}
+	for _, key := range askedKnobs {
+		k := knob(key)
+		t := k.Format(value(k))
+		a.text[key], a.start[key] = &t, t
 	}
 	a.startNotify = a.notify
-	if _, cmd, ok := DesktopNotifier(); ok && a.notify == "" && o.Notify == nil {
-		// The notifier found is the ready choice.
-		a.notify = cmd
+	if _, cmd, ok := DesktopNotifier(); ok && a.notify == "" {
+		if _, given := o.Limits["notify_command"]; !given {
+			// The notifier found is the ready choice.
+			a.notify = cmd
+		}
 	}
-	a.startCaps = [2]string{a.promptCapText, a.dailyCapText}
-	if slices.Contains(capChoices, capUSD) {
-		a.capChoice = formatNumber(capUSD)
+	if capUSD := value(knob("session_cap_usd")).(float64); slices.Contains(capChoices, capUSD) {
+		a.capChoice = configs.FormatValue(capUSD)
 	}
 	if len(a.harnesses) == 0 {
 		for _, f := range agents {
@@ -138,12 +147,19 @@ func (w Wizard) startingAnswers(agents []Found) answers {
 	return a
 }
 
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
+// knob is the knob with that key; the keys are the wizard's own.
+func knob(key string) configs.Knob {
+	k, ok := configs.KnobByKey(key)
+	if !ok {
+		panic("installer: no knob " + key)
 	}
-	return *p
+	return k
+}
+
+// input is a text field for a knob, checked by the knob's own rule.
+func (w Wizard) knobInput(a *answers, key string) *huh.Input {
+	k := knob(key)
+	return w.input(k.Prompt, a.text[key], func(s string) error { _, err := k.Parse(s); return err })
 }
 
 // ask runs the screens: welcome and agents, which to wire, the cap (and
@@ -162,11 +178,11 @@ func (w Wizard) ask(agents []Found, a *answers) error {
 	}
 	var capOptions []huh.Option[string]
 	for _, c := range capChoices {
-		label := "$" + formatNumber(c)
+		label := "$" + configs.FormatValue(c)
 		if c == configs.DefaultSessionCapUSD {
 			label += " (default)"
 		}
-		capOptions = append(capOptions, huh.NewOption(label, formatNumber(c)))
+		capOptions = append(capOptions, huh.NewOption(label, configs.FormatValue(c)))
 	}
 	capOptions = append(capOptions, huh.NewOption("another amount", customCap))
 
@@ -204,24 +220,22 @@ func (w Wizard) ask(agents []Found, a *answers) error {
 	// A form of its own rather than a hidden group: accessible mode asks
 	// every field of a form, hidden or not.
 	if a.capChoice == customCap {
-		custom := huh.NewForm(huh.NewGroup(
-			w.input("Cap per session, in US dollars", &a.capText, func(s string) error { _, err := parseCap(s); return err }),
-		))
+		custom := huh.NewForm(huh.NewGroup(w.knobInput(a, "session_cap_usd")))
 		if err := w.run(custom); err != nil {
 			return err
 		}
 	}
 	caps := huh.NewForm(huh.NewGroup(
-		w.input("Cap per prompt, in US dollars (0: none)", &a.promptCapText, func(s string) error { _, err := parseOptionalCap(s); return err }),
-		w.input("Cap per day, all sessions together, in US dollars (0: none)", &a.dailyCapText, func(s string) error { _, err := parseOptionalCap(s); return err }),
+		w.knobInput(a, "prompt_cap_usd"),
+		w.knobInput(a, "daily_cap_usd"),
 	).Title("More caps").Description("A cap per prompt stops one request that runs long; a daily cap bounds a day of unattended runs. Enter keeps each one."))
 	if err := w.run(caps); err != nil {
 		return err
 	}
 	limits := huh.NewForm(huh.NewGroup(
-		w.input("Warn at this share of the cap, in %", &a.warnText, func(s string) error { _, err := parseShare(s); return err }),
-		w.input("Ask after this many failed calls in a row", &a.failText, func(s string) error { _, err := parseRun(s); return err }),
-		w.input("Ask after this many identical calls in a row", &a.repeatText, func(s string) error { _, err := parseRun(s); return err }),
+		w.knobInput(a, "warn_at"),
+		w.knobInput(a, "failure_run"),
+		w.knobInput(a, "repeat_run"),
 	).Title("Other limits").Description("The defaults suit most people: enter keeps each one."))
 	if err := w.run(limits); err != nil {
 		return err
@@ -275,44 +289,29 @@ func (w Wizard) askNotify(a *answers) error {
 func (a answers) options(base SetupOptions) (SetupOptions, error) {
 	opts := base
 	opts.Harnesses = a.harnesses
-	capText := a.capChoice
-	if a.capChoice == customCap {
-		capText = a.capText
-	}
-	capUSD, err := parseCap(capText)
-	if err != nil {
-		return opts, err
-	}
-	promptCap, err := parseOptionalCap(a.promptCapText)
-	if err != nil {
-		return opts, err
-	}
-	dailyCap, err := parseOptionalCap(a.dailyCapText)
-	if err != nil {
-		return opts, err
-	}
-	warnAt, err := parseShare(a.warnText)
-	if err != nil {
-		return opts, err
-	}
-	failures, err := parseRun(a.failText)
-	if err != nil {
-		return opts, err
-	}
-	repeats, err := parseRun(a.repeatText)
-	if err != nil {
-		return opts, err
-	}
-	opts.CapUSD, opts.WarnAt, opts.FailureRun, opts.RepeatRun = &capUSD, &warnAt, &failures, &repeats
 	opts.NoAgentRules = !a.agentRules
-	if a.notify != a.startNotify || base.Notify != nil {
-		opts.Notify = &a.notify
+	opts.Limits = maps.Clone(base.Limits)
+	if opts.Limits == nil {
+		opts.Limits = map[string]any{}
 	}
-	if promptCap > 0 || a.startCaps[0] != "0" || base.PromptCapUSD != nil {
-		opts.PromptCapUSD = &promptCap
+	for _, key := range askedKnobs {
+		text := *a.text[key]
+		if key == "session_cap_usd" && a.capChoice != customCap {
+			text = a.capChoice
+		}
+		k := knob(key)
+		v, err := k.Parse(text)
+		if err != nil {
+			return opts, fmt.Errorf("%s %q: %w", k.Prompt, text, err)
+		}
+		_, given := base.Limits[key]
+		if slices.Contains(optionalCaps, key) && v == 0.0 && a.start[key] == "0" && !given {
+			continue // off, and it stays off
+		}
+		opts.Limits[key] = v
 	}
-	if dailyCap > 0 || a.startCaps[1] != "0" || base.DailyCapUSD != nil {
-		opts.DailyCapUSD = &dailyCap
+	if _, given := base.Limits["notify_command"]; a.notify != a.startNotify || given {
+		opts.Limits["notify_command"] = a.notify
 	}
 	return opts, nil
 }
@@ -323,15 +322,17 @@ func (w Wizard) show(plan *SetupPlan, opts SetupOptions) {
 	for _, h := range plan.Wire {
 		names = append(names, h.Name)
 	}
-	caps := "cap $" + formatNumber(*opts.CapUSD) + " per session"
-	if p := deref(opts.PromptCapUSD); p > 0 {
-		caps += ", $" + formatNumber(p) + " per prompt"
+	caps := "no cap per session"
+	if c := opts.Limits["session_cap_usd"].(float64); c > 0 {
+		caps = "cap $" + configs.FormatValue(c) + " per session"
 	}
-	if d := deref(opts.DailyCapUSD); d > 0 {
-		caps += ", $" + formatNumber(d) + " per day"
+	for _, c := range []struct{ key, per string }{{"prompt_cap_usd", "prompt"}, {"daily_cap_usd", "day"}} {
+		if v, _ := opts.Limits[c.key].(float64); v > 0 {
+			caps += ", $" + configs.FormatValue(v) + " per " + c.per
+		}
 	}
-	fmt.Fprintf(w.Out, "\nGuard %s; %s, warn at %s%%; ask after %d failed or %d identical calls in a row.\n",
-		strings.Join(names, " and "), caps, formatNumber(*opts.WarnAt*100), *opts.FailureRun, *opts.RepeatRun)
+	fmt.Fprintf(w.Out, "\nGuard %s; %s, warn at %s; ask after %d failed or %d identical calls in a row.\n",
+		strings.Join(names, " and "), caps, knob("warn_at").Format(opts.Limits["warn_at"]), opts.Limits["failure_run"], opts.Limits["repeat_run"])
 	fmt.Fprintln(w.Out, "runaway will:")
 	for _, l := range plan.Steps() {
 		fmt.Fprintln(w.Out, "  "+l)
@@ -467,45 +468,4 @@ func (p *SetupPlan) AfterSetup() []string {
 		}
 	}
 	return out
-}
-
-func formatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// parseCap reads a cap in US dollars: "20", "$20", "12.50".
-func parseCap(s string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(s), "$"), 64)
-	if err != nil || f <= 0 || f > 100000 {
-		return 0, errors.New("enter an amount in US dollars, such as 20 or 7.50")
-	}
-	return f, nil
-}
-
-// parseOptionalCap reads a cap that may be off: 0 (or nothing) is none.
-func parseOptionalCap(s string) (float64, error) {
-	if t := strings.TrimPrefix(strings.TrimSpace(s), "$"); t == "" || t == "0" {
-		return 0, nil
-	}
-	f, err := parseCap(s)
-	if err != nil {
-		return 0, errors.New("enter an amount in US dollars, such as 5 or 7.50, or 0 for none")
-	}
-	return f, nil
-}
-
-// parseShare reads a percentage (1-100) and returns it as a share.
-func parseShare(s string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || f < 1 || f > 100 {
-		return 0, errors.New("enter a percentage between 1 and 100")
-	}
-	return f / 100, nil
-}
-
-// parseRun reads a run length (2-100).
-func parseRun(s string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || n < 2 || n > 100 {
-		return 0, errors.New("enter a whole number between 2 and 100")
-	}
-	return n, nil
 }

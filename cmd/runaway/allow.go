@@ -71,7 +71,7 @@ func runAllow(w io.Writer, o allowOptions) error {
 	}
 	shareSystemState()
 	store := &guard.Store{Dir: stateDir()}
-	policy, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
+	policy := loadPolicy(os.Stderr)
 	pricer, _ := guard.NewPricer(policy)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

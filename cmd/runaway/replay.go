@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -48,12 +47,7 @@ type replayPolicy struct {
 }
 
 type replayOptions struct {
-	json     bool
-	cap      float64
-	warnAt   float64
-	failures int
-	repeats  int
-	escalate bool
+	json bool
 }
 
 func newReplayCmd() *cobra.Command {
@@ -90,44 +84,20 @@ keeps it an ask). The prompt and daily caps are not replayed.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
-	cmd.Flags().Float64Var(&o.cap, "cap", 0, "session cap in USD (default: the config's)")
-	cmd.Flags().Float64Var(&o.warnAt, "warn-at", 0, "share of the cap that warns (default: the config's)")
-	cmd.Flags().IntVar(&o.failures, "failures", 0, "failed tool results in a row that ask (default: the config's)")
-	cmd.Flags().IntVar(&o.repeats, "repeats", 0, "identical calls in a row that ask (default: the config's)")
-	cmd.Flags().BoolVar(&o.escalate, "escalate", true, "end the turn when a wire that asked triggers again (default: the config's)")
+	addKnobFlags(cmd.Flags(), true)
 	return cmd
 }
 
 // replayPolicyFrom is the config's policy with the flags given on top.
-func replayPolicyFrom(cmd *cobra.Command, o replayOptions) (configs.Policy, error) {
-	p, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
-	f := cmd.Flags()
-	if f.Changed("cap") {
-		if o.cap < 0 {
-			return p, usageError(fmt.Errorf("--cap takes dollars, 0 for none, not %g", o.cap))
-		}
-		p.SessionCapUSD = o.cap
+func replayPolicyFrom(cmd *cobra.Command) (configs.Policy, error) {
+	p := loadPolicy(cmd.ErrOrStderr())
+	given, err := knobsGiven(cmd)
+	if err != nil {
+		return p, err
 	}
-	if f.Changed("warn-at") {
-		if o.warnAt <= 0 || o.warnAt > 1 {
-			return p, usageError(fmt.Errorf("--warn-at takes a share above 0 and at most 1, not %g", o.warnAt))
-		}
-		p.WarnAt = o.warnAt
-	}
-	if f.Changed("failures") {
-		if o.failures < 2 {
-			return p, usageError(fmt.Errorf("--failures takes 2 or more, not %d", o.failures))
-		}
-		p.FailureRun = o.failures
-	}
-	if f.Changed("repeats") {
-		if o.repeats < 2 {
-			return p, usageError(fmt.Errorf("--repeats takes 2 or more, not %d", o.repeats))
-		}
-		p.RepeatRun = o.repeats
-	}
-	if f.Changed("escalate") {
-		p.Escalate = o.escalate
+	for key, v := range given {
+		k, _ := configs.KnobByKey(key)
+		k.Set(&p, v)
 	}
 	return p, nil
 }
@@ -140,7 +110,7 @@ func replay(path string, cmd *cobra.Command, o replayOptions) (*replayReport, er
 	if err != nil {
 		return nil, cannotRead("read", path, err)
 	}
-	policy, err := replayPolicyFrom(cmd, o)
+	policy, err := replayPolicyFrom(cmd)
 	if err != nil {
 		return nil, err
 	}

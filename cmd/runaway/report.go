@@ -128,10 +128,7 @@ func runReport(ctx context.Context, stdout, stderr io.Writer, o reportOptions) e
 		return &userError{msg: fmt.Sprintf("--chart %q: auto, always or never", o.chart), hints: help, code: exitUsage}
 	}
 
-	policy, problems := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "runaway: warning: %v\n", p)
-	}
+	policy := loadPolicy(stderr)
 	pricer, errs := guard.NewPricer(policy)
 	for _, e := range errs {
 		fmt.Fprintf(stderr, "runaway: warning: price overrides not used: %v\n", e)

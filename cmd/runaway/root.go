@@ -10,6 +10,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/sysmode"
 )
 
@@ -36,9 +37,10 @@ func failf(hints []string, format string, args ...any) error {
 	return &userError{msg: fmt.Sprintf(format, args...), hints: hints, code: exitError}
 }
 
-// usageError marks a mistake in how the command was called (exit 2).
-func usageError(err error) error {
-	return &userError{msg: err.Error(), hints: []string{"runaway --help"}, code: exitUsage}
+// usageError marks a mistake in how command (its path: "runaway setup")
+// was called (exit 2); the hint is that command's help.
+func usageError(command string, err error) error {
+	return &userError{msg: err.Error(), hints: []string{command + " --help"}, code: exitUsage}
 }
 
 // errCancelled is returned when the person cancels an interactive command.
@@ -141,3 +143,14 @@ the turn when the session loops, keeps failing, or reaches its spend cap.`,
 var commands []func() *cobra.Command
 
 func register(newCmd func() *cobra.Command) { commands = append(commands, newCmd) }
+
+// loadPolicy is the hook's policy (config and environment) for a command
+// that shows or replays it; each problem in it is a warning on stderr, or
+// a broken config would quietly show the defaults.
+func loadPolicy(stderr io.Writer) configs.Policy {
+	policy, problems := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "runaway: warning: %v\n", p)
+	}
+	return policy
+}

@@ -22,14 +22,9 @@ func init() { register(newSetupCmd) }
 func newSetupCmd() *cobra.Command {
 	var (
 		yes, dryRun         bool
-		escalate            bool
-		notify              string
 		agentRules          bool
 		harnesses           []string
 		project             string
-		capUSD, warnAt      float64
-		promptCap, dayCap   float64
-		failures, repeats   int
 		system, managedOnly bool
 	)
 	cmd := &cobra.Command{
@@ -49,32 +44,11 @@ Without a terminal it needs --yes. Inside an agent's tool call only
   runaway setup --yes --harness claude,codex --cap 20`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := installer.SetupOptions{Harnesses: agentIDs(harnesses), Project: project, NoAgentRules: !agentRules}
-			f := cmd.Flags()
-			if f.Changed("cap") {
-				opts.CapUSD = &capUSD
+			limits, err := knobsGiven(cmd)
+			if err != nil {
+				return err
 			}
-			if f.Changed("prompt-cap") {
-				opts.PromptCapUSD = &promptCap
-			}
-			if f.Changed("daily-cap") {
-				opts.DailyCapUSD = &dayCap
-			}
-			if f.Changed("warn-at") {
-				opts.WarnAt = &warnAt
-			}
-			if f.Changed("failures") {
-				opts.FailureRun = &failures
-			}
-			if f.Changed("repeats") {
-				opts.RepeatRun = &repeats
-			}
-			if f.Changed("escalate") {
-				opts.Escalate = &escalate
-			}
-			if f.Changed("notify") {
-				opts.Notify = &notify
-			}
+			opts := installer.SetupOptions{Harnesses: agentIDs(harnesses), Project: project, NoAgentRules: !agentRules, Limits: limits}
 			if system {
 				return runSystemSetup(cmd, opts, managedOnly, yes, dryRun)
 			}
@@ -90,16 +64,9 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 	f.StringSliceVar(&harnesses, "harness", nil, "agents to wire: claude, codex, opencode (default: every supported agent found)")
 	f.StringVar(&project, "project", "", "also wire Claude Code into `DIR`'s .claude/settings.local.json (at its git repository root)")
 	f.BoolVar(&agentRules, "agent-rules", true, "also write the agents' own rules that keep runaway's files out of their reach (Claude Code permissions.deny); --agent-rules=false leaves them out")
-	f.Float64Var(&capUSD, "cap", configs.DefaultSessionCapUSD, "spend cap per session, in US dollars")
-	f.Float64Var(&promptCap, "prompt-cap", 0, "spend cap per prompt, in US dollars (0: none)")
-	f.Float64Var(&dayCap, "daily-cap", 0, "spend cap per day across all sessions, in US dollars (0: none)")
-	f.Float64Var(&warnAt, "warn-at", configs.DefaultWarnAt, "warn once when this share of the cap is spent (0-1)")
-	f.IntVar(&failures, "failures", configs.DefaultFailureRun, "ask after this many failed tool calls in a row")
-	f.IntVar(&repeats, "repeats", configs.DefaultRepeatRun, "ask after this many identical tool calls in a row")
-	f.BoolVar(&escalate, "escalate", true, "end the turn when a wire asks again after its ask was refused (--escalate=false: keep asking)")
 	f.BoolVar(&system, "system", false, "install for every user, out of the agents' reach: root-owned program, config and state, and the agents' managed settings (needs sudo)")
 	f.BoolVar(&managedOnly, "managed-hooks-only", false, "with --system: also turn off every hook that is not managed (Claude Code's allowManagedHooksOnly, Codex's allow_managed_hooks_only)")
-	f.StringVar(&notify, "notify", "", "shell `COMMAND` to start when runaway stops, asks or denies (the event as JSON on stdin; \"\" for none)")
+	addKnobFlags(f, false)
 	return cmd
 }
 
@@ -195,7 +162,7 @@ func planError(err error, command string) error {
 	var oe *installer.OptionError
 	switch {
 	case errors.As(err, &oe):
-		return usageError(err)
+		return usageError("runaway "+command, err)
 	case errors.As(err, &se):
 		return failf([]string{"fix the file, then run: runaway " + command}, "%v", err)
 	case errors.Is(err, installer.ErrNothingToWire):

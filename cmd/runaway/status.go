@@ -76,7 +76,7 @@ block per refresh instead, for a log.`,
 }
 
 func runStatus(w io.Writer, o statusOptions) error {
-	policy, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
+	policy := loadPolicy(os.Stderr)
 	store := &guard.Store{Dir: stateDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
