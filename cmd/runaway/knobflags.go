@@ -35,8 +35,8 @@ func addKnobFlags(fs *pflag.FlagSet, replay bool) {
 		help := k.Help
 		if replay {
 			help += " (default: the config's)"
-		} else {
-			f.text = k.Format(k.Default)
+		} else if k.Default != 0.0 && k.Default != "" {
+			f.text = configs.FormatValue(k.Default)
 		}
 		fs.Var(f, k.Flag, help)
 		if k.Kind == configs.Switch {
