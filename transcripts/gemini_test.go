@@ -295,8 +295,8 @@ func TestGeminiIncrementalEqualsFullRead(t *testing.T) {
 	}
 	for i, s := range sessions {
 		rng := rand.New(rand.NewPCG(uint64(i), 11))
-		for range 10 {
-			checkIncremental(t, ReadGemini, s, rng)
+		for j := range 10 {
+			checkIncrementalMoves(t, ReadGemini, s, rng, j%2 == 1)
 		}
 	}
 }

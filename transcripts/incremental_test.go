@@ -79,6 +79,15 @@ func normalise(tt *totals) *totals {
 // with one full read.
 func checkIncremental(t *testing.T, read readFunc, s session, rng *rand.Rand) {
 	t.Helper()
+	checkIncrementalMoves(t, read, s, rng, false)
+}
+
+// checkIncrementalMoves is checkIncremental; with moves, the session's
+// folder is now and then moved or copied elsewhere, and reading goes on
+// there with the same Position (issue 23: a transcript that moves, a
+// session resumed from a copy).
+func checkIncrementalMoves(t *testing.T, read readFunc, s session, rng *rand.Rand, moves bool) {
+	t.Helper()
 	full := t.TempDir()
 	s.writeAll(t, full)
 	want := normalise(readAll(t, read, filepath.Join(full, s.main)))
@@ -127,6 +136,23 @@ func checkIncremental(t *testing.T, read readFunc, s session, rng *rand.Rand) {
 		}
 		rel := open[rng.IntN(len(open))]
 		b := s.files[rel]
+		if moves && rng.IntN(25) == 0 {
+			// The whole session goes elsewhere with its position: moved
+			// (Claude Code on worktree enter and exit), or copied and
+			// resumed in the copy (the old one stays, and no longer grows).
+			next := filepath.Join(t.TempDir(), "elsewhere")
+			if rng.IntN(2) == 0 {
+				if err := os.Rename(dir, next); err != nil {
+					t.Fatal(err)
+				}
+				os.MkdirAll(dir, 0o755) // TempDir's cleanup wants it
+			} else {
+				copyTree(t, dir, next)
+			}
+			dir = next
+			readOnce(rng.IntN(3))
+			continue
+		}
 		if written[rel] > 0 && rng.IntN(10) == 0 {
 			p := filepath.Join(dir, rel)
 			if rng.IntN(2) == 0 {
@@ -170,6 +196,26 @@ func checkIncremental(t *testing.T, read readFunc, s session, rng *rand.Rand) {
 	}
 }
 
+// copyTree copies the files under from to to.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		os.MkdirAll(filepath.Join(to, filepath.Dir(rel)), 0o755)
+		return os.WriteFile(filepath.Join(to, rel), b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // mapCounted is a Counted kept in memory across the reads of a test.
 type mapCounted map[uint64]bool
 
@@ -204,8 +250,8 @@ func TestClaudeIncrementalEqualsFullRead(t *testing.T) {
 	}
 	for i, s := range sessions {
 		rng := rand.New(rand.NewPCG(uint64(i), 42))
-		for range 15 {
-			checkIncremental(t, ReadClaude, s, rng)
+		for j := range 15 {
+			checkIncrementalMoves(t, ReadClaude, s, rng, j%2 == 1)
 		}
 	}
 }
@@ -230,8 +276,8 @@ func TestCodexIncrementalEqualsFullRead(t *testing.T) {
 	}
 	for i, s := range sessions {
 		rng := rand.New(rand.NewPCG(uint64(i), 7))
-		for range 15 {
-			checkIncremental(t, ReadCodex, s, rng)
+		for j := range 15 {
+			checkIncrementalMoves(t, ReadCodex, s, rng, j%2 == 1)
 		}
 	}
 }

@@ -63,6 +63,9 @@ type FilePos struct {
 	// or cut short and is read again from the start, the records of the
 	// lines before Top may have been yielded already (see firstTime).
 	Top int64 `json:"t,omitempty"`
+	// Moved: the file was followed to a new place (see Position.follow);
+	// when it is opened there, Top grows to its size.
+	Moved bool `json:"mv,omitempty"`
 	// Counted holds the key of every response and tool result the file
 	// yielded, when the Sink brings no Counted of its own.
 	Counted keySet              `json:"k,omitempty"`
@@ -134,21 +137,35 @@ func (p *Position) follow(main string, reset func(*FilePos)) {
 		p.reset(main)
 		return
 	}
+	oldRoot, newRoot := movedRoots(p.Main, main)
 	p.Main, p.ScanMtime, p.ScanDay, p.ScanName = main, 0, "", ""
 	for i := range p.Files {
 		fp := &p.Files[i]
 		if filepath.IsAbs(fp.Path) {
-			continue // outside the folder: it did not move
+			// Outside the main file's folder (a Codex subagent's date
+			// folder): it moved with the tree the main file moved in, or
+			// not at all.
+			rest, ok := strings.CutPrefix(fp.Path, oldRoot+string(filepath.Separator))
+			if oldRoot == "" || !ok {
+				continue
+			}
+			fp.Path = p.relPath(filepath.Join(newRoot, rest))
 		}
-		fp.Off, fp.ID, fp.Head, fp.HeadN, fp.Top = 0, "", 0, 0, followedTop
+		fp.Off, fp.ID, fp.Head, fp.HeadN, fp.Moved = 0, "", 0, 0, true
 		reset(fp)
 	}
 }
 
-// followedTop marks a file followed to a new place: when it is opened, Top
-// becomes its size, so that every line it holds then is checked against
-// what was counted.
-const followedTop = -1
+// movedRoots are the folders a main file moved from and to: its old and
+// new paths less the trailing part they share ("" when nothing is shared
+// but the name).
+func movedRoots(from, to string) (string, string) {
+	from, to = filepath.Dir(from), filepath.Dir(to)
+	for filepath.Base(from) == filepath.Base(to) && from != filepath.Dir(from) && to != filepath.Dir(to) {
+		from, to = filepath.Dir(from), filepath.Dir(to)
+	}
+	return from, to
+}
 
 // file returns the FilePos for path, adding one if new.
 func (p *Position) file(rel string) *FilePos {
@@ -216,8 +233,10 @@ func readLines(ctx context.Context, abs string, fp *FilePos, onReset func(), fn 
 			replaced = true
 		}
 	}
-	if fp.Top == followedTop {
-		fp.Top = fi.Size()
+	if fp.Moved {
+		// Every line the file holds at its new place may have been
+		// yielded at the old one.
+		fp.Top, fp.Moved = max(fp.Top, fi.Size()), false
 	}
 	if replaced || fp.ID == "" {
 		if fp.Off != 0 || replaced {
