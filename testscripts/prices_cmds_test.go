@@ -3,6 +3,7 @@ package testscripts
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -18,5 +19,16 @@ func init() {
 		srv := httptest.NewServer(http.FileServer(http.Dir(ts.MkAbs(args[0]))))
 		ts.Defer(srv.Close)
 		ts.Setenv("SERVER", srv.URL)
+	}
+	// catalogue FILE: writes pricing's LiteLLM test catalogue to FILE, for
+	// a script that needs prices imported today (doctor warns when the
+	// table in use is more than a month old).
+	scriptCmds["catalogue"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: catalogue FILE")
+		}
+		data, err := os.ReadFile("../pricing/testdata/litellm-catalogue.json")
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o600))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -37,6 +38,7 @@ and what to do. It exits 1 when a check fails.`,
 				// no tripwire is needed (nor readable by the user) there.
 				checks = append(checks, tripwireCheck())
 			}
+			checks = append(checks, pricesChecks(time.Now())...)
 			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)

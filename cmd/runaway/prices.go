@@ -17,6 +17,7 @@ import (
 
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
+	"github.com/runaway-guard/runaway/installer"
 	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/pricing"
 )
@@ -239,4 +240,45 @@ func readBounded(r io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d MB", maxCatalogue>>20)
 	}
 	return data, nil
+}
+
+// pricesStale is how old the table in use may get before doctor says so:
+// prices change monthly (new models, introductory rates that end).
+const pricesStale = 31 * 24 * time.Hour
+
+// pricesChecks are doctor's lines about prices: the table in use older
+// than a month, sessions priced with an estimate (a model not in it).
+func pricesChecks(now time.Time) []installer.Check {
+	policy, _ := configs.LoadPolicy(configs.PolicyPath(), os.Getenv)
+	t, im, err := guard.TableInUse(policy)
+	var out []installer.Check
+	if err != nil {
+		out = append(out, installer.Check{Status: installer.StatusWarn, Check: "prices", Detail: fmt.Sprintf("%v", err)})
+	}
+	what, day := "the built-in table", newestCheck(t)
+	if im != nil {
+		what, day = "the prices imported from "+im.Source, im.Fetched
+	}
+	if checked, perr := time.Parse(time.DateOnly, day); perr == nil && now.Sub(checked) > pricesStale {
+		out = append(out, installer.Check{Status: installer.StatusWarn, Check: "prices",
+			Detail: fmt.Sprintf("%s is from %s, more than a month old: new models are priced as estimates and changed rates are missed; run: runaway prices update", what, day)})
+	} else {
+		out = append(out, installer.Check{Status: installer.StatusOK, Check: "prices", Detail: fmt.Sprintf("%s, checked %s", what, day)})
+	}
+	store := &guard.Store{Dir: ownfiles.OwnDirs().State}
+	sessions, _ := store.Sessions()
+	var estimated []string
+	for _, s := range sessions {
+		if s.Spend.Estimated && now.Sub(s.Updated) < pricesStale {
+			estimated = append(estimated, fmt.Sprintf("%s %s (%s)", s.Harness, s.SessionID, strings.Join(s.Spend.Models, ", ")))
+		}
+	}
+	if len(estimated) > 0 {
+		if len(estimated) > 3 {
+			estimated = append(estimated[:3], fmt.Sprintf("and %d more", len(estimated)-3))
+		}
+		out = append(out, installer.Check{Status: installer.StatusWarn, Check: "prices-estimated",
+			Detail: fmt.Sprintf("sessions priced with an estimate (a model runaway has no price for, priced like its family's newest): %s; run: runaway prices update, or give the model its price in the config's \"prices\"", strings.Join(estimated, "; "))})
+	}
+	return out
 }
