@@ -113,6 +113,9 @@ func (f SettingsFile) Specs(bin string) []HookSpec {
 	out := []HookSpec{pre}
 	if s, ok := settingsOf(f.Harness); ok {
 		for _, more := range s.More {
+			if more.On != nil && !more.On(f.Platform) {
+				continue
+			}
 			spec := pre
 			spec.Event = more.Event
 			if more.StatusMessage != "" {

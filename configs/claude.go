@@ -14,7 +14,11 @@ import (
 // as a parse error (5.1).
 var claudeSettings = Settings{
 	Agent: agent.Claude, Name: "settings.json", Strict: true,
-	More: []MoreEvent{{Event: promptSubmit}},
+	More: []MoreEvent{
+		{Event: promptSubmit},
+		// An older Claude Code takes the key for a misplaced guard.
+		{Event: ClaudeSkillShellEvent, On: func(p Platform) bool { return p.ClaudeSkillShell }},
+	},
 	handler: func(spec *HookSpec, bin string, p Platform) {
 		if !p.windows() {
 			if p.NoShell {
@@ -39,6 +43,12 @@ var claudeSettings = Settings{
 		return nil
 	},
 }
+
+// ClaudeSkillShellEvent is Claude Code's event (from 2.1.332) before each
+// shell command a skill's or a slash command's text runs as it loads: those
+// commands never reach PreToolUse, so a loop or a tamper attempt inside a
+// skill is judged only there.
+const ClaudeSkillShellEvent = "PreSkillShellCommand"
 
 // ClaudeSettings is Claude Code's user settings file.
 func ClaudeSettings() SettingsFile { sf, _ := SettingsFor(agent.Claude); return sf }

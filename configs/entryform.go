@@ -25,7 +25,15 @@ type Platform struct {
 	// before it). A Claude Code too old for the form runs the bare
 	// program, which answers as the hook.
 	NoShell bool
+	// ClaudeSkillShell: the installed Claude Code has the
+	// PreSkillShellCommand event (ClaudeSkillShellSince and later). An
+	// older one takes the key for a misplaced guard, so setup writes it
+	// only then.
+	ClaudeSkillShell bool
 }
+
+// ClaudeSkillShellSince is the first Claude Code with PreSkillShellCommand.
+const ClaudeSkillShellSince = "2.1.332"
 
 // ClaudeExecFormSince is the first Claude Code that runs exec-form
 // handlers (`command` + `args`, no shell).
@@ -169,12 +177,23 @@ func handlerWords(command string, args []string) []string {
 // ("2.1.240 (Claude Code)") names a version that runs exec-form handlers;
 // false when it cannot be read.
 func ClaudeRunsExecForm(versionOutput string) bool {
+	return claudeAtLeast(versionOutput, ClaudeExecFormSince)
+}
+
+// ClaudeHasSkillShell reports whether the output of `claude --version`
+// names a version with the PreSkillShellCommand event; false when it
+// cannot be read.
+func ClaudeHasSkillShell(versionOutput string) bool {
+	return claudeAtLeast(versionOutput, ClaudeSkillShellSince)
+}
+
+func claudeAtLeast(versionOutput, since string) bool {
 	f := strings.Fields(versionOutput)
 	if len(f) == 0 {
 		return false
 	}
 	have, ok := parseVersion(f[0])
-	want, _ := parseVersion(ClaudeExecFormSince)
+	want, _ := parseVersion(since)
 	return ok && slices.Compare(have, want) >= 0
 }
 

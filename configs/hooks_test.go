@@ -14,7 +14,11 @@ import (
 var testSpec = HookSpec{Event: "PreToolUse", Command: HookCommand("/home/u/.local/bin/runaway", "claude"), Timeout: 10}
 
 // testSpecs are both of setup's entries, inserted in this order.
-var testSpecs = ClaudeProjectFile("x").Specs("/home/u/.local/bin/runaway")
+var testSpecs = func() []HookSpec {
+	f := ClaudeProjectFile("x")
+	f.Platform.ClaudeSkillShell = true
+	return f.Specs("/home/u/.local/bin/runaway")
+}()
 
 // setHooks inserts specs one after the other, as setup does.
 func setHooks(d *Doc, specs []HookSpec) ([]Undo, error) {
@@ -94,12 +98,12 @@ func TestInsertLayout(t *testing.T) {
 			if string(back) != tt.in {
 				t.Errorf("remove: got %q, want %q", back, tt.in)
 			}
-			// Both of setup's entries go in and come out byte for byte.
+			// All of setup's entries go in and come out byte for byte.
 			both, back := insertRemove(t, []byte(tt.in), true, testSpecs...)
 			if string(back) != tt.in {
 				t.Errorf("remove both entries: got %q, want %q", back, tt.in)
 			}
-			if es := entriesOf(t, both); len(es) != 2 || es[1].Event != "UserPromptSubmit" {
+			if es := entriesOf(t, both); len(es) != 3 || es[1].Event != "UserPromptSubmit" || es[2].Event != ClaudeSkillShellEvent {
 				t.Errorf("both entries: %+v in %q", es, both)
 			}
 		})
@@ -344,8 +348,8 @@ func TestRealSettingsRoundTrip(t *testing.T) {
 			for _, e := range es {
 				events[e.Event] = e.Command == testSpec.Command
 			}
-			if len(es) != 2 || !events["PreToolUse"] || !events["UserPromptSubmit"] {
-				t.Fatalf("want runaway's PreToolUse and UserPromptSubmit entries, got %+v", es)
+			if len(es) != 3 || !events["PreToolUse"] || !events["UserPromptSubmit"] || !events[ClaudeSkillShellEvent] {
+				t.Fatalf("want runaway's PreToolUse, UserPromptSubmit and PreSkillShellCommand entries, got %+v", es)
 			}
 		})
 	}

@@ -34,6 +34,8 @@ type Settings struct {
 type MoreEvent struct {
 	Event         string
 	StatusMessage string // Codex's name for it ("": the tool call's)
+	// On says whether the agent on p has the event (nil: every version).
+	On func(p Platform) bool
 }
 
 // settings lists the agents whose settings file holds runaway's entry.

@@ -52,6 +52,25 @@ type Verdict struct {
 // kind wins (stop > deny > ask > warn), and the messages are combined.
 type Answer struct {
 	Verdicts []Verdict
+	// event is the agent's event when it is not PreToolUse: Claude Code
+	// reads hookSpecificOutput under the event it sent.
+	event string
+}
+
+// on returns the answer to in's event.
+func (a Answer) on(in *Input) Answer {
+	if in != nil && in.isSkillShell() {
+		a.event = in.HookEventName
+	}
+	return a
+}
+
+// hookEvent is the event the answer's hookSpecificOutput names.
+func (a Answer) hookEvent() string {
+	if a.event != "" {
+		return a.event
+	}
+	return "PreToolUse"
 }
 
 // Kind is the strongest kind among the verdicts.
@@ -135,8 +154,8 @@ func received(h agent.ID, k Kind) string {
 	return k.String()
 }
 
-func decision(d, reason string) *preToolUse {
-	return &preToolUse{HookEventName: "PreToolUse", PermissionDecision: d, PermissionDecisionReason: reason}
+func decision(event, d, reason string) *preToolUse {
+	return &preToolUse{HookEventName: event, PermissionDecision: d, PermissionDecisionReason: reason}
 }
 
 func marshal(v any) []byte {

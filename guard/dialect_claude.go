@@ -33,12 +33,12 @@ func (a Answer) encodeClaude() []byte {
 		out.SystemMessage = a.reasons(Warn, Warn, false)
 	case Ask:
 		// The reason of an ask is shown to the person.
-		out.HookSpecificOutput = decision("ask", a.reasons(Ask, Ask, false))
+		out.HookSpecificOutput = decision(a.hookEvent(), "ask", a.reasons(Ask, Ask, false))
 		out.SystemMessage = a.reasons(Warn, Warn, false)
 	case Deny, Stop:
 		// The reason of a deny is shown to the model; warnings and asks
 		// that came with it go to the person.
-		out.HookSpecificOutput = decision("deny", a.reasons(Deny, Stop, true))
+		out.HookSpecificOutput = decision(a.hookEvent(), "deny", a.reasons(Deny, Stop, true))
 		out.SystemMessage = a.reasons(Warn, Ask, false)
 		if k == Stop {
 			f := false

@@ -49,7 +49,7 @@ func (a Answer) encodeCodex() []byte {
 		// Codex shows it as "<reason>. Command: <cmd>": no period of ours
 		// before its own.
 		reason := strings.TrimSuffix(strings.TrimSpace(a.reasons(Ask, Stop, true)), ".")
-		out.HookSpecificOutput = decision("deny", reason)
+		out.HookSpecificOutput = decision("PreToolUse", "deny", reason)
 		out.SystemMessage = a.reasons(Warn, Warn, false)
 	}
 	return marshal(out)

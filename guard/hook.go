@@ -170,7 +170,7 @@ func (f *failClosed) atDeadline(h *Hook) []byte {
 	if r.Kind != tamper.Deny {
 		return nil
 	}
-	return Answer{Verdicts: []Verdict{{Kind: Deny, Wire: "tamper", Reason: r.Reason}}}.Encode(f.in.Harness)
+	return Answer{Verdicts: []Verdict{{Kind: Deny, Wire: "tamper", Reason: r.Reason}}}.on(f.in).Encode(f.in.Harness)
 }
 
 func (h *Hook) errorLog() *ownfiles.ErrorLog {
@@ -267,7 +267,7 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *f
 	if err != nil {
 		if tamper.Kind != None {
 			h.errorLog().Log("hook "+string(in.Harness), err)
-			return Answer{Verdicts: []Verdict{tamper}}.Encode(in.Harness), nil
+			return Answer{Verdicts: []Verdict{tamper}}.on(in).Encode(in.Harness), nil
 		}
 		if v, ok := h.stopWhileLocked(err, store, in.Harness, in.SessionID); ok {
 			h.errorLog().Log("hook "+string(in.Harness), err)
@@ -317,7 +317,7 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *f
 	if in.isPromptSubmit() {
 		return ans.EncodePrompt(in.Harness), nil
 	}
-	return ans.Encode(in.Harness), nil
+	return ans.on(in).Encode(in.Harness), nil
 }
 
 // readSpend brings the session's spend and failure run up to date with its

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/runaway-guard/runaway/agent"
+	"github.com/runaway-guard/runaway/configs"
 )
 
 // maxSessionID bounds a session id: the agents send UUIDs.
@@ -98,11 +99,20 @@ func detect(in *Input, hint agent.ID) agent.ID {
 // entry may send others, and those get no decision.
 func (in *Input) isToolCall() bool {
 	switch in.HookEventName {
-	case "", "PreToolUse", "preToolUse", "tool.execute.before", geminiBeforeTool:
+	case "", "PreToolUse", "preToolUse", "tool.execute.before", geminiBeforeTool, SkillShellEvent:
 		return in.ToolName != ""
 	}
 	return false
 }
+
+// SkillShellEvent is Claude Code's PreSkillShellCommand: its input is a
+// Bash (or PowerShell) call whose tool_use_id names no call in the
+// transcript; the command runs unless the answer is deny (Claude Code takes
+// an ask as deny: a skill cannot wait), and continue:false ends the turn.
+const SkillShellEvent = configs.ClaudeSkillShellEvent
+
+// isSkillShell reports whether the input is a skill's shell command.
+func (in *Input) isSkillShell() bool { return in.HookEventName == SkillShellEvent }
 
 // isModelRequest reports whether the input comes before a model request
 // (OpenCode's chat.params, Gemini CLI's BeforeModel): only the spend wire

@@ -373,6 +373,7 @@ func (d *doctor) checkWired(h Harness) {
 // checkFile checks one settings file runaway's entry goes in.
 func (d *doctor) checkFile(h Harness, w wiredFile) {
 	sf, prior := w.sf, w.prior
+	sf.Platform = d.platform // the events this agent's version has
 	name := ownfiles.Tilde(sf.Path)
 	if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(sf.Path) {
 		d.add(StatusWarn, w.check+"-settings", "setup wrote %s, but %s now reads %s; run: %s", ownfiles.Tilde(prior.Path), h.Name, name, w.fix)
@@ -420,6 +421,9 @@ func (d *doctor) checkFile(h Harness, w wiredFile) {
 	if len(events) > 1 {
 		prompt, promptOK = d.checkEntry(h, w, name, events[1], byEvent[events[1]])
 	}
+	for _, event := range events[min(2, len(events)):] {
+		d.checkEntry(h, w, name, event, byEvent[event])
+	}
 	for event, es := range byEvent {
 		if !slices.Contains(events, event) {
 			d.add(StatusFail, w.check+"-entry", "%s:%d: a runaway entry under %s, where runaway answers nothing; run: %s", name, es[0].Line, event, w.fix)
@@ -450,6 +454,8 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries 
 		check, what = w.check+"-prompt-entry", "each runs on every prompt"
 	case configs.GeminiModelEvent:
 		check, what = w.check+"-model-entry", "each runs before every model request"
+	case configs.ClaudeSkillShellEvent:
+		check, what = w.check+"-skill-entry", "each runs before every shell command of a skill"
 	}
 	fix := "run: " + w.fix
 	switch len(entries) {
@@ -459,6 +465,8 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries 
 			d.add(StatusWarn, check, "no runaway entry under UserPromptSubmit in %s: a prompt in a session over its cap still reaches the model before runaway stops its first tool call; %s", name, fix)
 		case configs.GeminiModelEvent:
 			d.add(StatusWarn, check, "no runaway entry under BeforeModel in %s: a session over its cap still sends the model a request before runaway stops its first tool call; %s", name, fix)
+		case configs.ClaudeSkillShellEvent:
+			d.add(StatusWarn, check, "no runaway entry under PreSkillShellCommand in %s: the shell commands a skill runs as it loads are not judged; %s", name, fix)
 		default:
 			d.add(StatusFail, check, "no runaway entry in %s: %s is not guarded; %s", name, h.Name, fix)
 		}

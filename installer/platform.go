@@ -10,9 +10,9 @@ import (
 )
 
 // thisPlatform is what decides the form of the entries setup writes here:
-// the OS and, on Windows, whether the Claude Code found runs exec-form
-// handlers (its version, read from its files, else from `claude
-// --version`).
+// the OS and the version of the Claude Code found (read from its files,
+// else from `claude --version`): whether it runs exec-form handlers (on
+// Windows) and has the PreSkillShellCommand event.
 func thisPlatform(agents []Found) configs.Platform {
 	return platformFor(runtime.GOOS, agents, claudeVersionOutput)
 }
@@ -21,9 +21,6 @@ func thisPlatform(agents []Found) configs.Platform {
 // Code for its version passed in, so that tests choose them.
 func platformFor(goos string, agents []Found, askVersion func(program string) string) configs.Platform {
 	p := configs.Platform{OS: goos}
-	if goos != "windows" {
-		return p // the shell form works in every version there
-	}
 	for _, f := range agents {
 		if f.ID != "claude" || !f.Found {
 			continue
@@ -32,7 +29,9 @@ func platformFor(goos string, agents []Found, askVersion func(program string) st
 		if v == "" && f.Program != "" {
 			v = askVersion(f.Program)
 		}
-		p.ClaudeExecForm = configs.ClaudeRunsExecForm(v)
+		// Elsewhere the shell form works in every version.
+		p.ClaudeExecForm = goos == "windows" && configs.ClaudeRunsExecForm(v)
+		p.ClaudeSkillShell = configs.ClaudeHasSkillShell(v)
 	}
 	return p
 }

@@ -25,8 +25,11 @@ func TestPlatformFor(t *testing.T) {
 		want     configs.Platform
 		wantAsks []string
 	}{
-		{"linux: never asks", "linux", claude("", "/usr/bin/claude"), "2.1.240 (Claude Code)", configs.Platform{OS: "linux"}, nil},
-		{"macos: never asks", "darwin", claude("", "/opt/claude"), "2.1.240 (Claude Code)", configs.Platform{OS: "darwin"}, nil},
+		{"linux: no exec form", "linux", claude("", "/usr/bin/claude"), "2.1.240 (Claude Code)", configs.Platform{OS: "linux"}, []string{"/usr/bin/claude"}},
+		{"macos: no exec form", "darwin", claude("", "/opt/claude"), "2.1.240 (Claude Code)", configs.Platform{OS: "darwin"}, []string{"/opt/claude"}},
+		{"linux, 2.1.332 asked: skill shell commands", "linux", claude("", "/usr/bin/claude"), "2.1.332 (Claude Code)", configs.Platform{OS: "linux", ClaudeSkillShell: true}, []string{"/usr/bin/claude"}},
+		{"linux, 2.1.332 from its files", "linux", claude("2.1.332", "/usr/bin/claude"), "", configs.Platform{OS: "linux", ClaudeSkillShell: true}, nil},
+		{"windows, 2.1.332: both", "windows", claude("2.1.332", `C:\npm\claude.cmd`), "", configs.Platform{OS: "windows", ClaudeExecForm: true, ClaudeSkillShell: true}, nil},
 		{"windows, version from its files", "windows", claude("2.1.139", `C:\npm\claude.cmd`), "", configs.Platform{OS: "windows", ClaudeExecForm: true}, nil},
 		{"windows, older version from its files", "windows", claude("2.1.100", `C:\npm\claude.cmd`), "2.1.240", configs.Platform{OS: "windows"}, nil},
 		{"windows, version asked", "windows", claude("", `C:\bin\claude.exe`), "2.1.240 (Claude Code)\n", configs.Platform{OS: "windows", ClaudeExecForm: true}, []string{`C:\bin\claude.exe`}},

@@ -60,3 +60,35 @@ trusted_hash = "sha256:000000000000000000000000000000000000000000000000000000000
 		{"Read settings", "Read", map[string]any{"file_path": settings}, false, ""},
 	})
 }
+
+// Claude Code 2.1.332's PreSkillShellCommand entry judges the shell commands
+// of skills: the agent may not drop it or move it to another event (a skill
+// of its own would then run unjudged).
+func TestTamperSkillShellEntry(t *testing.T) {
+	th := newTamperHome(t)
+	h := th.home
+	entry := `{"hooks": [{"type": "command", "command": "'` + h + `/.local/bin/runaway' hook claude || true", "timeout": 10}]}`
+	claude := `{
+  "hooks": {
+    "PreToolUse": [` + entry + `],
+    "UserPromptSubmit": [` + entry + `],
+    "PreSkillShellCommand": [` + entry + `]
+  }
+}
+`
+	settings := filepath.Join(h, ".claude", "settings.json")
+	if err := os.WriteFile(settings, []byte(claude), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	drop := strings.Replace(claude, `,
+    "PreSkillShellCommand": [`+entry+`]`, "", 1)
+	if drop == claude {
+		t.Fatal("test setup: the PreSkillShellCommand entry was not dropped")
+	}
+	runTamperCases(t, th, []tamperCase{
+		{"Write drops the skill entry", "Write", map[string]any{"file_path": settings, "content": drop}, true, "runaway's hook entry"},
+		{"Edit renames the skill event", "Edit", map[string]any{"file_path": settings, "old_string": `"PreSkillShellCommand": [`, "new_string": `"PreSkillShellCommandOff": [`}, true, "runaway's hook entry"},
+		{"jq deletes PreSkillShellCommand", "Bash", bash(`jq 'del(.hooks.PreSkillShellCommand)' ~/.claude/settings.json > /tmp/s && mv /tmp/s ~/.claude/settings.json`), true, "settings.json"},
+		{"Read settings", "Read", map[string]any{"file_path": settings}, false, ""},
+	})
+}
