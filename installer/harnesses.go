@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
@@ -182,4 +183,38 @@ func agentPackage(name string) bool {
 		}
 	}
 	return false
+}
+
+// Wired are the harnesses runaway wires into, in Harnesses' order.
+func Wired() []Harness {
+	var out []Harness
+	for _, h := range Harnesses {
+		if h.Support != NotSupported {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// WiredNames names them for people: "Claude Code, Codex, Gemini CLI and
+// OpenCode".
+func WiredNames() string {
+	var names []string
+	for _, h := range Wired() {
+		names = append(names, h.Name)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// WiredIDs lists their ids as --harness takes them: "claude, codex,
+// gemini, opencode".
+func WiredIDs() string {
+	var ids []string
+	for _, h := range Wired() {
+		ids = append(ids, string(h.ID))
+	}
+	return strings.Join(ids, ", ")
 }

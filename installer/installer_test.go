@@ -3,6 +3,7 @@ package installer
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,5 +277,68 @@ func TestNothingToWire(t *testing.T) {
 	}
 	if _, err := PlanSetup(SetupOptions{Harnesses: []agent.ID{"vim"}, Paths: &paths}); err == nil || !strings.Contains(err.Error(), `unknown harness "vim"`) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// With Claude Code 2.1.332 (its version read from its package.json) setup
+// also wires PreSkillShellCommand, which judges the shell commands of
+// skills; remove takes it out with the others, giving the file back byte
+// for byte. An older Claude Code does not get it (issue 20, item 5).
+func TestSetupWiresSkillShellCommandsFrom2_1_332(t *testing.T) {
+	for version, want := range map[string]bool{"2.1.332": true, "2.1.331": false} {
+		t.Run(version, func(t *testing.T) {
+			home, paths := sandbox(t)
+			pkg := filepath.Join(home, "npm", "node_modules", "@anthropic-ai", "claude-code")
+			write(t, filepath.Join(pkg, "package.json"), `{"name": "@anthropic-ai/claude-code", "version": "`+version+`"}`)
+			write(t, filepath.Join(pkg, "bin", "claude.exe"), "#!/bin/sh\n")
+			os.Chmod(filepath.Join(pkg, "bin", "claude.exe"), 0o755)
+			link(t, filepath.Join(pkg, "bin", "claude.exe"), filepath.Join(home, "path", "claude"))
+			settings := filepath.Join(home, ".claude", "settings.json")
+			orig := "{\n\t\"model\": \"opus\"\n}\n"
+			write(t, settings, orig)
+			plan, err := PlanSetup(SetupOptions{Paths: &paths, Executable: fakeBinary(t, home, "v1")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := plan.Apply(); err != nil {
+				t.Fatal(err)
+			}
+			es, _, err := configs.ReadSettings(configs.ClaudeSettings(), "settings.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := slices.ContainsFunc(es, func(e configs.Entry) bool { return e.Event == configs.ClaudeSkillShellEvent })
+			if got != want {
+				t.Fatalf("Claude Code %s: PreSkillShellCommand entry %v, want %v: %+v", version, got, want, es)
+			}
+			rm, err := PlanRemove(RemoveOptions{Paths: &paths})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rm.Apply(); err != nil {
+				t.Fatal(err)
+			}
+			if back := read(t, settings); back != orig {
+				t.Errorf("after remove:\n%s\nwant the original back:\n%s", back, orig)
+			}
+		})
+	}
+}
+
+// The texts that name the agents runaway wires into are built from
+// Harnesses, so none is left out (issue 20, item 6: the no-agent error
+// named three of the four).
+func TestTextsNameEveryWiredAgent(t *testing.T) {
+	for _, h := range Harnesses {
+		wired := h.Support != NotSupported
+		if got := strings.Contains(ErrNothingToWire.Error(), h.Name); got != wired {
+			t.Errorf("the no-agent error names %s: %v, want %v: %q", h.Name, got, wired, ErrNothingToWire)
+		}
+		if got := strings.Contains(WiredIDs(), string(h.ID)); got != wired {
+			t.Errorf("WiredIDs() %q lists %s: %v, want %v", WiredIDs(), h.ID, got, wired)
+		}
+	}
+	if got, want := WiredNames(), "Claude Code, Codex, Gemini CLI and OpenCode"; got != want {
+		t.Errorf("WiredNames() = %q, want %q", got, want)
 	}
 }

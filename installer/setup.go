@@ -151,7 +151,7 @@ type SetupPlan struct {
 }
 
 // ErrNothingToWire: no supported harness was found and none was named.
-var ErrNothingToWire = errors.New("no supported coding agent found (looked for Claude Code, Codex and OpenCode)")
+var ErrNothingToWire = errors.New("no supported coding agent found (looked for " + WiredNames() + ")")
 
 // PlanSetup works out setup's edits without writing anything. A settings
 // file that does not parse stops the plan with a *configs.SyntaxError.

@@ -77,7 +77,7 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 	f.BoolVar(&dryRun, "dry-run", false, "print the edits as a diff and change nothing")
 	f.BoolVar(&system, "system", false, "undo `sudo runaway setup --system` exactly (needs sudo)")
 	f.BoolVar(&purge, "purge", false, "also delete the installed binary, runaway's config and its state")
-	f.StringSliceVar(&harnesses, "harness", nil, "agents to unwire: claude, codex, opencode (default: all)")
+	f.StringSliceVar(&harnesses, "harness", nil, "agents to unwire: "+installer.WiredIDs()+" (default: all)")
 	f.StringVar(&project, "project", "", "take runaway's entry out of `DIR`'s .claude/settings.local.json (at its git repository root)")
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/installer"
 	"github.com/runaway-guard/runaway/sysmode"
 )
 
@@ -105,9 +106,10 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "runaway",
 		Short: "Stop coding agents that run away",
-		Long: `runaway guards coding agents (Claude Code, Codex) from running away: it is
-run by the agent before every tool call and asks the person, denies or ends
-the turn when the session loops, keeps failing, or reaches its spend cap.`,
+		Long: `runaway guards coding agents (` + installer.WiredNames() + `) from
+running away: it is run by the agent before every tool call and asks the
+person, denies or ends the turn when the session loops, keeps failing, or
+reaches its spend cap. To see it at work with no agent: runaway demo.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version prints what `runaway version` prints.

@@ -61,7 +61,7 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 	f := cmd.Flags()
 	f.BoolVarP(&yes, "yes", "y", false, "apply without asking")
 	f.BoolVar(&dryRun, "dry-run", false, "print the edits as a diff and change nothing")
-	f.StringSliceVar(&harnesses, "harness", nil, "agents to wire: claude, codex, opencode (default: every supported agent found)")
+	f.StringSliceVar(&harnesses, "harness", nil, "agents to wire: "+installer.WiredIDs()+" (default: every supported agent found)")
 	f.StringVar(&project, "project", "", "also wire Claude Code into `DIR`'s .claude/settings.local.json (at its git repository root)")
 	f.BoolVar(&agentRules, "agent-rules", true, "also write the agents' own rules that keep runaway's files out of their reach (Claude Code permissions.deny); --agent-rules=false leaves them out")
 	f.BoolVar(&system, "system", false, "install for every user, out of the agents' reach: root-owned program, config and state, and the agents' managed settings (needs sudo)")
@@ -166,7 +166,7 @@ func planError(err error, command string) error {
 	case errors.As(err, &se):
 		return failf([]string{"fix the file, then run: runaway " + command}, "%v", err)
 	case errors.Is(err, installer.ErrNothingToWire):
-		return failf([]string{"runaway setup --harness claude,codex"}, "%v", err)
+		return failf([]string{"install one of them, then run: runaway setup", "or see runaway at work with none: runaway demo"}, "%v", err)
 	}
 	return failf(nil, "%v", err)
 }
