@@ -21,8 +21,9 @@ lets the session go on.
 
 It needs no agent and changes nothing: the replay's state and config are in a
 temporary folder, removed at the end.`,
-		Example: `  runaway demo`,
-		Args:    cobra.NoArgs,
+		Example: `  runaway demo
+  go run ./cmd/runaway demo    # from a clone, before installing`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return demo.Run(cmd.OutOrStdout())
 		},
