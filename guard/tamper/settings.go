@@ -523,6 +523,13 @@ func (t *checker) writeFile(p string, content func(old string, exists bool) (str
 	kind := t.classify(p)
 	switch {
 	case kind == notProtected:
+		if laterKind(p) == "" {
+			return nil
+		}
+		old, err := readSmall(p)
+		if next, ok := content(old, err == nil); ok {
+			return t.laterChange(p, old, next)
+		}
 		return nil
 	case kind.owned():
 		return &finding{action: kind.action(opWrite), path: p}

@@ -209,7 +209,7 @@ func (sh *shell) writeKnown(target, text string, appendTo bool) {
 		return
 	}
 	sh.t.remember(p, text)
-	if sh.t.classify(p) == notProtected {
+	if sh.t.classify(p) == notProtected && laterKind(p) == "" {
 		sh.pathArg(target, opWrite, true) // a folder that holds one, a glob…
 		return
 	}
