@@ -132,6 +132,55 @@ var secretPatterns = sync.OnceValue(func() [3]*regexp.Regexp {
 	}
 })
 
+// positionalSecrets are the passwords that programs take by argument
+// position, with no name that says secret: each pattern's last group is
+// the secret. They run before secretPatterns (whose name rule would hide
+// "Bearer" and leave the token).
+var positionalSecrets = sync.OnceValue(func() []*regexp.Regexp {
+	prog := func(names string) string { return `(?:^|[\s;|&(/])(?:` + names + `)\b[^;|&\n]*?\s` }
+	return []*regexp.Regexp{
+		// Authorization headers, whatever the scheme, and curl's bearer.
+		regexp.MustCompile(`(?i)(authorization:\s*(?:(?:bearer|basic|token|digest)\s+)?|--oauth2-bearer[= ]\s*)([^\s'"]+)`),
+		// mysql and its kin: the password only attached (-p alone asks).
+		regexp.MustCompile(prog(`mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb|mariadb-dump`) + `(-p)([^\s'"]+)`),
+		// sshpass -p PASS, -pPASS.
+		regexp.MustCompile(prog(`sshpass`) + `(-p\s*)([^\s'"]+)`),
+		// curl/wget user:password.
+		regexp.MustCompile(prog(`curl|wget|http|https`) + `(?:-[A-Za-z]*u|--user|--proxy-user|-U)[= ]?\s*['"]?[^\s:'"]+:([^\s'"]+)`),
+		// redis-cli -a PASS, docker (podman, helm registry) login -p PASS,
+		// mongo -p PASS.
+		regexp.MustCompile(prog(`redis-cli`) + `(-a\s+)([^\s'"]+)`),
+		regexp.MustCompile(`(?:^|[\s;|&(/])(?:docker|podman|nerdctl|helm(?:\s+registry)?)\s+login\b[^;|&\n]*?\s(-p\s+)([^\s'"]+)`),
+		regexp.MustCompile(prog(`mongo|mongosh|mongodump|mongorestore`) + `(-p\s+)([^\s'"]+)`),
+		// openssl pass:PASS, smbclient -U user%PASS.
+		regexp.MustCompile(`(\bpass:)([^\s'"]+)`),
+		regexp.MustCompile(prog(`smbclient|rpcclient|smbmap`) + `-U\s*[^\s%]+%([^\s'"]+)`),
+		// htpasswd -b FILE USER PASS.
+		regexp.MustCompile(prog(`htpasswd`) + `-[A-Za-z]*b[A-Za-z]*\s+\S+\s+\S+\s+([^\s'"]+)`),
+	}
+})
+
+// redactLastGroup replaces the last group of each match of re with ***.
+func redactLastGroup(re *regexp.Regexp, s string) string {
+	ms := re.FindAllStringSubmatchIndex(s, -1)
+	if ms == nil {
+		return s
+	}
+	var b strings.Builder
+	prev := 0
+	for _, m := range ms {
+		i, j := m[len(m)-2], m[len(m)-1]
+		if i < 0 {
+			continue
+		}
+		b.WriteString(s[prev:i])
+		b.WriteString("***")
+		prev = j
+	}
+	b.WriteString(s[prev:])
+	return b.String()
+}
+
 // mayHoldSecret tells cheaply whether redact has anything to look at: an
 // assignment, a flag value, a URL, or a long run of token characters.
 func mayHoldSecret(s string) bool {
@@ -157,6 +206,9 @@ func mayHoldSecret(s string) bool {
 func redact(s string) string {
 	if !mayHoldSecret(s) {
 		return s
+	}
+	for _, p := range positionalSecrets() {
+		s = redactLastGroup(p, s)
 	}
 	re := secretPatterns()
 	s = re[0].ReplaceAllString(s, "${1}***")
