@@ -41,11 +41,25 @@ type MoreEvent struct {
 // settings lists the agents whose settings file holds runaway's entry.
 var settings = []*Settings{&claudeSettings, &codexSettings, &geminiSettings}
 
-// NoSettings names the agents runaway keeps no entry for in a settings
-// file, and why.
-var NoSettings = map[agent.ID]string{
-	agent.Cursor:   "it runs Claude Code's hooks",
-	agent.OpenCode: "runaway is a plugin file in its plugin folder (opencode.go)",
+// noSettings names the agents runaway keeps no entry for in a settings
+// file, and why (a slice: nothing to build at start).
+var noSettings = []struct {
+	agent agent.ID
+	why   string
+}{
+	{agent.Cursor, "it runs Claude Code's hooks"},
+	{agent.OpenCode, "runaway is a plugin file in its plugin folder (opencode.go)"},
+}
+
+// NoSettings says why runaway keeps no entry for the agent in a settings
+// file, if it says so.
+func NoSettings(id agent.ID) (why string, ok bool) {
+	for _, n := range noSettings {
+		if n.agent == id {
+			return n.why, true
+		}
+	}
+	return "", false
 }
 
 func settingsOf(id agent.ID) (*Settings, bool) {

@@ -41,7 +41,7 @@ type ReplayDecision struct {
 func Replay(ctx context.Context, h agent.ID, path string, p configs.Policy, pr Pricer, each func(transcripts.Response)) ([]ReplayDecision, int, error) {
 	format, ok := transcripts.FormatOf(h)
 	if !ok {
-		return nil, 0, fmt.Errorf("runaway reads no session file of %s: %s", h.Name(), transcripts.NoTranscript[h])
+		return nil, 0, fmt.Errorf("runaway reads no session file of %s: %s", h.Name(), noTranscriptWhy(h))
 	}
 	read := format.Read
 	p.DailyCapUSD, p.PromptCapUSD = 0, 0
@@ -300,4 +300,9 @@ func joinArgv(argv []string) string {
 		s += a
 	}
 	return s
+}
+
+func noTranscriptWhy(h agent.ID) string {
+	why, _ := transcripts.NoTranscript(h)
+	return why
 }

@@ -41,11 +41,26 @@ type Format struct {
 // (a Gemini CLI line carries a sessionId, as Claude Code's do).
 var Formats = []*Format{&codexFormat, &geminiFormat, &claudeFormat}
 
-// NoTranscript names the agents whose session files runaway does not read,
-// and why.
-var NoTranscript = map[agent.ID]string{
-	agent.Cursor:   "its transcripts carry no token usage",
-	agent.OpenCode: "runaway's plugin sends OpenCode's own spend with each call",
+// noTranscript names the agents whose session files runaway does not
+// read, and why: a slice, not a map, so that the hook builds nothing at
+// start.
+var noTranscript = []struct {
+	agent agent.ID
+	why   string
+}{
+	{agent.Cursor, "its transcripts carry no token usage"},
+	{agent.OpenCode, "runaway's plugin sends OpenCode's own spend with each call"},
+}
+
+// NoTranscript says why runaway reads no session file of the agent, if it
+// says so.
+func NoTranscript(id agent.ID) (why string, ok bool) {
+	for _, n := range noTranscript {
+		if n.agent == id {
+			return n.why, true
+		}
+	}
+	return "", false
 }
 
 // FormatOf returns the session format of an agent.

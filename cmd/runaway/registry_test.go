@@ -18,11 +18,11 @@ func TestEveryLayerKnowsEveryAgent(t *testing.T) {
 		known[f.ID] = true
 		id := f.ID
 		_, format := transcripts.FormatOf(id)
-		if why, none := transcripts.NoTranscript[id]; format == none {
+		if why, none := transcripts.NoTranscript(id); format == none {
 			t.Errorf("%s: transcripts should have its Format or say in NoTranscript why not (has a format: %v, says %q)", id, format, why)
 		}
 		_, settings := configs.SettingsFor(id)
-		if why, none := configs.NoSettings[id]; settings == none {
+		if why, none := configs.NoSettings(id); settings == none {
 			t.Errorf("%s: configs should have its Settings or say in NoSettings why not (has settings: %v, says %q)", id, settings, why)
 		}
 		if _, ok := installer.HarnessByID(id); !ok {
