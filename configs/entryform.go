@@ -90,7 +90,9 @@ func bashDoubleQuote(s string) string {
 }
 
 // PowerShellCommand is a PowerShell command line that runs program with
-// args: the call operator and single-quoted words, ' written as ”.
+// args: the call operator and single-quoted words, each ' written twice:
+//
+//	''
 func PowerShellCommand(program string, args ...string) string {
 	words := []string{"&", powerShellQuote(program)}
 	for _, a := range args {

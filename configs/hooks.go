@@ -123,7 +123,12 @@ func isRunawayProgram(p string) bool {
 }
 
 // ShellQuote quotes s for a POSIX shell: single quotes, with each ' written
-// as '\”. Paths with spaces and quotes then reach the program intact.
+// as these four characters (a code block, or gofmt would turn two quotes
+// into a typographic one):
+//
+//	'\''
+//
+// Paths with spaces and quotes then reach the program intact.
 func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -21,6 +21,9 @@ import (
 // Policy is what the guard enforces. Every field is optional in the file;
 // a zero cap means "no cap".
 type Policy struct {
+	// File is the config file the policy was loaded from, for messages
+	// that send the person there; not a config field.
+	File string `json:"-"`
 	// PricesFile is the imported price catalogue beside the config file
 	// (`runaway prices update` writes it); not a config field.
 	PricesFile string `json:"-"`
@@ -71,6 +74,15 @@ func DefaultPolicy() Policy {
 	return p
 }
 
+// ConfigFile is the config file the policy came from (the hook's own
+// ConfigPath), or, for a policy made in code, the user's.
+func (p Policy) ConfigFile() string {
+	if p.File != "" {
+		return p.File
+	}
+	return PolicyPath()
+}
+
 // PolicyPath is runaway's config file: the system install's, else
 // config.json in ownfiles.UserDirs().Config ($XDG_CONFIG_HOME/runaway).
 func PolicyPath() string {
@@ -99,6 +111,7 @@ func LoadPolicy(path string, getenv func(string) string) (Policy, []error) {
 	}
 	problems = append(problems, p.applyEnv(getenv)...)
 	problems = append(problems, p.check()...)
+	p.File = path
 	if path != "" {
 		p.PricesFile = filepath.Join(filepath.Dir(path), ownfiles.PricesFileName)
 	}

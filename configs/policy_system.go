@@ -29,7 +29,9 @@ func loadSystemPolicy(path, userPath string, getenv func(string) string) (Policy
 		problems = append(problems, err)
 	}
 	problems = append(problems, ceiling.check()...)
-	// The price catalogue is root's too, beside the system config.
+	// The price catalogue is root's too, beside the system config; the
+	// messages that send the person to the config name root's.
+	ceiling.File = path
 	ceiling.PricesFile = filepath.Join(filepath.Dir(path), ownfiles.PricesFileName)
 
 	want := ceiling

@@ -381,7 +381,7 @@ func spendWire(s *Session, p configs.Policy, daily float64) []Verdict {
 		out = append(out, Verdict{
 			Kind: Stop, Wire: "spend",
 			Reason: fmt.Sprintf("runaway: %s. To go on, the person raises daily_cap_usd in %s, in their own terminal.",
-				fact, configs.PolicyPath()),
+				fact, p.ConfigFile()),
 			ModelHint: stopHint, Fact: fact,
 		})
 	}

@@ -212,7 +212,7 @@ func (s *Session) next(p configs.Policy, st State) []string {
 	var raise string
 	switch {
 	case st == StateDailyCap:
-		raise = "raise daily_cap_usd in " + configs.PolicyPath()
+		raise = "raise daily_cap_usd in " + p.ConfigFile()
 	case !st.NeedsAllow():
 		return nil
 	case over(s.Spend.USD, s.SessionCap(p)):

@@ -1,7 +1,7 @@
 // Package pricing prices the token use of one API response in USD.
 //
-// The table is embedded (prices.json: every Claude and OpenAI model the
-// references list, and the Gemini models of Google's pricing page, each with its source URL, the date it was checked, and its
+// The table is compiled in (table.go, generated from prices.json by
+// gentable: every Claude and OpenAI model the references list, and the Gemini models of Google's pricing page, each with its source URL, the date it was checked, and its
 // release date). Users add or override prices with runaway's config field
 // `prices`, a JSON object of model id → Override; see README.md.
 //
@@ -17,7 +17,6 @@
 package pricing
 
 import (
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math"

@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mattn/go-isatty"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/runaway-guard/runaway/agent"
@@ -65,7 +65,7 @@ func runHook(args []string) {
 		Stderr:     os.Stderr,
 		System:     shareSystemState(),
 	}
-	if isatty.IsTerminal(os.Stdin.Fd()) {
+	if term.IsTerminal(os.Stdin.Fd()) {
 		// A person at a terminal, not an agent: say what the command wants
 		// instead of waiting for input until the deadline.
 		fmt.Fprintln(os.Stderr, "runaway: hook reads one tool call's JSON on stdin; the agent runs it before every tool call")

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mattn/go-isatty"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/runaway-guard/runaway/configs"
@@ -64,7 +64,7 @@ func Main(args []string) int {
 		runHook(args[1:])
 		return exitOK
 	}
-	if len(args) == 0 && os.Getenv("CLAUDECODE") != "" && !isatty.IsTerminal(os.Stdin.Fd()) {
+	if len(args) == 0 && os.Getenv("CLAUDECODE") != "" && !term.IsTerminal(os.Stdin.Fd()) {
 		// A Claude Code older than the exec form runs an exec-form entry's
 		// command without its args: that is a tool call too.
 		runHook(nil)

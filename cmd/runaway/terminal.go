@@ -3,7 +3,7 @@ package main
 import (
 	"os"
 
-	"github.com/mattn/go-isatty"
+	"github.com/charmbracelet/x/term"
 )
 
 // isTerminal reports whether f, a reader or writer, is a terminal. Tests
@@ -14,5 +14,5 @@ var isTerminal = func(f any) bool {
 		return false
 	}
 	// A character device is not enough: /dev/null is one too.
-	return isatty.IsTerminal(file.Fd())
+	return term.IsTerminal(file.Fd())
 }
