@@ -70,15 +70,3 @@ func (c *countedKeys) flush() error {
 	}
 	return err
 }
-
-// reset forgets every key: the session reads another transcript.
-func (c *countedKeys) reset() {
-	c.added, c.set = c.added[:0], nil
-	if c.readOnly {
-		c.set = map[uint64]struct{}{}
-		return
-	}
-	if err := os.Remove(c.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		c.err = err
-	}
-}

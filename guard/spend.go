@@ -105,8 +105,6 @@ func (s *Session) addDay(r transcripts.Response, usd float64, d today) {
 	s.dayPending = append(s.dayPending, dayResponse{day: t.Local().Format(time.DateOnly), key: key, usd: usd, more: r.Counted != transcripts.Usage{}})
 }
 
-func (e *DaySpend) add(usd float64) { e.USD, e.dirty = e.USD+usd, true }
-
 // dayEntry is the session's entry for day, added (and the oldest day
 // dropped past daysMax) when new.
 func (sp *Spend) dayEntry(day string) *DaySpend {

@@ -70,18 +70,6 @@ func normalise(tt *totals) *totals {
 	return tt
 }
 
-// checkIncremental grows the session's files by random appends (cuts fall
-// anywhere, half-written lines included), now and then replaces a file by a
-// copy of itself (a new file with the same bytes, as editors, sync tools and
-// compaction do) or truncates it (what was cut is appended again later),
-// reads after each change with a deadline that hits at random, passes the
-// Position through JSON as the guard's state does, and compares the sum
-// with one full read.
-func checkIncremental(t *testing.T, read readFunc, s session, rng *rand.Rand) {
-	t.Helper()
-	checkIncrementalMoves(t, read, s, rng, false)
-}
-
 // checkIncrementalMoves is checkIncremental; with moves, the session's
 // folder is now and then moved or copied elsewhere, and reading goes on
 // there with the same Position (issue 23: a transcript that moves, a
