@@ -54,16 +54,8 @@ Without a terminal it needs --yes. Inside an agent's tool call only
 				fmt.Fprintln(out, "nothing to remove")
 				return nil
 			}
-			if dryRun {
-				fmt.Fprint(out, plan.Diff())
-				fmt.Fprintln(out, "dry run: nothing was written")
-				return nil
-			}
-			if err := confirm(cmd, yes, "remove", plan.Diff()); err != nil {
+			if applied, err := runPlan(cmd, plan, "remove", "runaway remove", yes, dryRun); !applied {
 				return err
-			}
-			if err := plan.Apply(); err != nil {
-				return failf([]string{"runaway remove"}, "%v", err)
 			}
 			if !purge {
 				recordTripwire(cmd.ErrOrStderr())

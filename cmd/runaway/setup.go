@@ -89,16 +89,8 @@ func runSetup(cmd *cobra.Command, opts installer.SetupOptions, yes, dryRun bool)
 		fmt.Fprintln(out, "nothing to change: runaway is set up")
 		return nil
 	}
-	if dryRun {
-		fmt.Fprint(out, plan.Diff())
-		fmt.Fprintln(out, "dry run: nothing was written")
-		return nil
-	}
-	if err := confirm(cmd, yes, "setup", plan.Diff()); err != nil {
+	if applied, err := runPlan(cmd, plan, "setup", "runaway setup", yes, dryRun); !applied {
 		return err
-	}
-	if err := plan.Apply(); err != nil {
-		return failf([]string{"runaway setup"}, "%v", err)
 	}
 	recordTripwire(cmd.ErrOrStderr())
 	var names []string

@@ -34,16 +34,8 @@ func runSystemSetup(cmd *cobra.Command, opts installer.SetupOptions, managedOnly
 	}
 	fmt.Fprintln(out, "system install (out of the agent's reach):")
 	printLines(out, indent(plan.Steps()))
-	if dryRun {
-		fmt.Fprint(out, plan.Diff())
-		fmt.Fprintln(out, "dry run: nothing was written")
-		return nil
-	}
-	if err := confirm(cmd, yes, "setup --system", plan.Diff()); err != nil {
+	if applied, err := runPlan(cmd, plan, "setup --system", "sudo runaway setup --system", yes, dryRun); !applied {
 		return err
-	}
-	if err := plan.Apply(); err != nil {
-		return failf([]string{"sudo runaway setup --system"}, "%v", err)
 	}
 	fmt.Fprintln(out, "done: runaway guards every user's agents from", sysmode.Real().Bin())
 	fmt.Fprintln(out, "only root can now raise a cap or take runaway off: sudo runaway allow, sudo runaway remove --system")
@@ -66,16 +58,8 @@ func runSystemRemove(cmd *cobra.Command, yes, dryRun bool) error {
 		return planError(err, "remove --system")
 	}
 	printLines(out, indent(plan.Steps()))
-	if dryRun {
-		fmt.Fprint(out, plan.Diff())
-		fmt.Fprintln(out, "dry run: nothing was written")
-		return nil
-	}
-	if err := confirm(cmd, yes, "remove --system", plan.Diff()); err != nil {
+	if applied, err := runPlan(cmd, plan, "remove --system", "sudo runaway remove --system", yes, dryRun); !applied {
 		return err
-	}
-	if err := plan.Apply(); err != nil {
-		return failf([]string{"sudo runaway remove --system"}, "%v", err)
 	}
 	fmt.Fprintln(out, "done: the system install is gone")
 	return nil
