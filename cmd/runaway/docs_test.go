@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -150,6 +151,36 @@ func TestAgentPagesAreCurrent(t *testing.T) {
 		}
 		if string(have) != want {
 			t.Errorf("docs/agents/%s.md is out of date: go test ./cmd/runaway -run TestAgentPagesAreCurrent -update", h.ID)
+		}
+	}
+}
+
+// TestDocsLinks: every relative link in the README and docs/ leads to a
+// file that exists, so a page moved or renamed cannot leave a dead link.
+func TestDocsLinks(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages := []string{filepath.Join(root, "README.md")}
+	filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			pages = append(pages, p)
+		}
+		return nil
+	})
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			target, _, _ = strings.Cut(target, "#")
+			if _, err := os.Stat(filepath.Join(filepath.Dir(p), target)); err != nil {
+				t.Errorf("%s links to %s, which is not there", p, m[1])
+			}
 		}
 	}
 }
