@@ -309,7 +309,7 @@ func show(w io.Writer, steps []Step) {
 			fmt.Fprintf(w, "%s  ran%s\n", call, outcome(st))
 		case "warn":
 			fmt.Fprintf(w, "%s  ran%s\n", call, outcome(st))
-			fmt.Fprintf(w, "           runaway warns; Claude Code shows: PreToolUse:Bash says: %s\n", st.Message)
+			fmt.Fprintf(w, "           runaway warns; Claude Code shows the person: %s\n", st.Message)
 		case "ask":
 			fmt.Fprintf(w, "%s  runaway asks the person; Claude Code shows:\n", call)
 			fmt.Fprintf(w, "             Hook PreToolUse:%s requires confirmation: %s\n", st.Tool, st.Reason)

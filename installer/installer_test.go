@@ -342,3 +342,23 @@ func TestTextsNameEveryWiredAgent(t *testing.T) {
 		t.Errorf("WiredNames() = %q, want %q", got, want)
 	}
 }
+
+// Setup says when the folder it installs runaway into is not on PATH: every
+// stop message tells the person to run `runaway allow` (issue 20, item 7).
+func TestSetupSaysWhenBinIsNotOnPath(t *testing.T) {
+	for _, onPath := range []bool{false, true} {
+		home, paths := sandbox(t)
+		if onPath {
+			t.Setenv("PATH", filepath.Join(home, "path")+string(os.PathListSeparator)+filepath.Dir(paths.Bin))
+		}
+		write(t, filepath.Join(home, ".claude", "settings.json"), "{}\n")
+		plan, err := PlanSetup(SetupOptions{Paths: &paths, Executable: fakeBinary(t, home, "v1")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		said := slices.ContainsFunc(plan.Todo, func(s string) bool { return strings.Contains(s, "on your PATH") })
+		if said == onPath {
+			t.Errorf("bin folder on PATH %v: setup's todo %q", onPath, plan.Todo)
+		}
+	}
+}

@@ -212,6 +212,9 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 			p.Todo = append(p.Todo, h.Name+": "+h.Todo)
 		}
 	}
+	if dir := filepath.Dir(paths.Bin); len(p.Wire) > 0 && !onPath(dir, os.Getenv("PATH")) {
+		p.Todo = append(p.Todo, fmt.Sprintf("put %s on your PATH: a stop tells you to run `runaway allow`, and your shell finds runaway there (for example, in your shell's startup file: export PATH=\"%s:$PATH\")", ownfiles.Tilde(dir), dir))
+	}
 	if opts.Project != "" {
 		sf, err := configs.ClaudeProjectSettings(opts.Project)
 		if err != nil {
@@ -596,4 +599,14 @@ func (f FileEdit) describe() string {
 		return "create " + name + " (" + what + ")"
 	}
 	return "edit " + name + " (" + what + ")"
+}
+
+// onPath reports whether dir is one of the folders of path (a PATH value).
+func onPath(dir, path string) bool {
+	for _, d := range filepath.SplitList(path) {
+		if d != "" && filepath.Clean(d) == filepath.Clean(dir) {
+			return true
+		}
+	}
+	return false
 }
