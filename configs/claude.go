@@ -16,6 +16,7 @@ var claudeSettings = Settings{
 	Agent: agent.Claude, Name: "settings.json", Strict: true,
 	More: []MoreEvent{
 		{Event: promptSubmit},
+		{Event: ClaudeBatchEvent},
 		// An older Claude Code takes the key for a misplaced guard.
 		{Event: ClaudeSkillShellEvent, On: func(p Platform) bool { return p.ClaudeSkillShell }},
 	},
@@ -49,6 +50,13 @@ var claudeSettings = Settings{
 // commands never reach PreToolUse, so a loop or a tamper attempt inside a
 // skill is judged only there.
 const ClaudeSkillShellEvent = "PreSkillShellCommand"
+
+// ClaudeBatchEvent is Claude Code's event after a response's calls ran,
+// before the next model request: a response Claude Code wrote to its
+// transcript after the calls' hooks ran is counted there, and continue:
+// false ends the turn before the model is asked again
+// (stopping-observed.md §4).
+const ClaudeBatchEvent = "PostToolBatch"
 
 // ClaudeSettings is Claude Code's user settings file.
 func ClaudeSettings() SettingsFile { sf, _ := SettingsFor(agent.Claude); return sf }

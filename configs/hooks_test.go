@@ -103,7 +103,7 @@ func TestInsertLayout(t *testing.T) {
 			if string(back) != tt.in {
 				t.Errorf("remove both entries: got %q, want %q", back, tt.in)
 			}
-			if es := entriesOf(t, both); len(es) != 3 || es[1].Event != "UserPromptSubmit" || es[2].Event != ClaudeSkillShellEvent {
+			if es := entriesOf(t, both); len(es) != 4 || es[1].Event != "UserPromptSubmit" || es[2].Event != ClaudeBatchEvent || es[3].Event != ClaudeSkillShellEvent {
 				t.Errorf("both entries: %+v in %q", es, both)
 			}
 		})
@@ -348,8 +348,8 @@ func TestRealSettingsRoundTrip(t *testing.T) {
 			for _, e := range es {
 				events[e.Event] = e.Command == testSpec.Command
 			}
-			if len(es) != 3 || !events["PreToolUse"] || !events["UserPromptSubmit"] || !events[ClaudeSkillShellEvent] {
-				t.Fatalf("want runaway's PreToolUse, UserPromptSubmit and PreSkillShellCommand entries, got %+v", es)
+			if len(es) != 4 || !events["PreToolUse"] || !events["UserPromptSubmit"] || !events[ClaudeBatchEvent] || !events[ClaudeSkillShellEvent] {
+				t.Fatalf("want runaway's PreToolUse, UserPromptSubmit, PostToolBatch and PreSkillShellCommand entries, got %+v", es)
 			}
 		})
 	}

@@ -48,3 +48,24 @@ func (a Answer) encodeClaude() []byte {
 	}
 	return marshal(out)
 }
+
+// batchEndOutput is the answer to Claude Code's PostToolBatch: no call to
+// decide on, so only continue: false (the turn ends before the next model
+// request) and a message for the person.
+type batchEndOutput struct {
+	Continue      *bool  `json:"continue,omitempty"`
+	StopReason    string `json:"stopReason,omitempty"`
+	SystemMessage string `json:"systemMessage,omitempty"`
+}
+
+func (a Answer) encodeBatchEnd() []byte {
+	out := batchEndOutput{SystemMessage: a.reasons(Warn, Ask, false)}
+	if a.Kind() >= Deny {
+		f := false
+		out.Continue, out.StopReason = &f, a.reasons(Deny, Stop, false)
+	}
+	if out == (batchEndOutput{}) {
+		return nil
+	}
+	return marshal(out)
+}

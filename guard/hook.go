@@ -314,8 +314,11 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *f
 	if end != nil {
 		end.carryOut(ctx, func(err error) { h.errorLog().Log("hook "+string(in.Harness), err) })
 	}
-	if in.isPromptSubmit() {
+	switch {
+	case in.isPromptSubmit():
 		return ans.EncodePrompt(in.Harness), nil
+	case in.isBatchEnd():
+		return ans.encodeBatchEnd(), nil
 	}
 	return ans.on(in).Encode(in.Harness), nil
 }

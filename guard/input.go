@@ -118,8 +118,18 @@ func (in *Input) isSkillShell() bool { return in.HookEventName == SkillShellEven
 // (OpenCode's chat.params, Gemini CLI's BeforeModel): only the spend wire
 // answers it, so that a session past its cap stops before it spends more.
 func (in *Input) isModelRequest() bool {
-	return in.HookEventName == "chat.params" || in.HookEventName == geminiBeforeModel
+	return in.HookEventName == "chat.params" || in.HookEventName == geminiBeforeModel || in.isBatchEnd()
 }
+
+// isBatchEnd reports whether the input is Claude Code's PostToolBatch: the
+// response's calls ran, and the next model request is still to come. A
+// response written to the transcript after its calls' hooks ran is read
+// here, and a stop ends the turn before the model is asked again.
+func (in *Input) isBatchEnd() bool {
+	return in.HookEventName == claudeBatchEnd
+}
+
+const claudeBatchEnd = "PostToolBatch"
 
 // isPromptSubmit reports whether the input is a user's prompt on its way to
 // the model (Claude Code's and Codex's UserPromptSubmit): a session over its

@@ -456,6 +456,8 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries 
 		check, what = w.check+"-model-entry", "each runs before every model request"
 	case configs.ClaudeSkillShellEvent:
 		check, what = w.check+"-skill-entry", "each runs before every shell command of a skill"
+	case configs.ClaudeBatchEvent:
+		check, what = w.check+"-batch-entry", "each runs after every batch of tool calls"
 	}
 	fix := "run: " + w.fix
 	switch len(entries) {
@@ -467,6 +469,8 @@ func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries 
 			d.add(StatusWarn, check, "no runaway entry under BeforeModel in %s: a session over its cap still sends the model a request before runaway stops its first tool call; %s", name, fix)
 		case configs.ClaudeSkillShellEvent:
 			d.add(StatusWarn, check, "no runaway entry under PreSkillShellCommand in %s: the shell commands a skill runs as it loads are not judged; %s", name, fix)
+		case configs.ClaudeBatchEvent:
+			d.add(StatusWarn, check, "no runaway entry under PostToolBatch in %s: a response Claude Code writes to its transcript after the call's hook ran is not counted before the next request; %s", name, fix)
 		default:
 			d.add(StatusFail, check, "no runaway entry in %s: %s is not guarded; %s", name, h.Name, fix)
 		}
