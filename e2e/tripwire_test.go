@@ -10,8 +10,8 @@ import (
 // What the tamper wire cannot see: a Makefile target written before the
 // session (here by the test, as a person or an earlier session would)
 // raises runaway's cap when the agent runs `make`. The call runs — make is
-// ordinary work — and the next call is stopped by the tripwire, which
-// names the file and the person's next command.
+// ordinary work — and the tripwire ends the turn after it, before the next
+// request; status and doctor name the file and the person's next command.
 func TestTripwireStopsClaudeAfterAMakefileEditsTheConfig(t *testing.T) {
 	requireCommand(t, "hook")
 	requireCommand(t, "accept")
@@ -32,13 +32,10 @@ func TestTripwireStopsClaudeAfterAMakefileEditsTheConfig(t *testing.T) {
 	if got := s.readFile(config); !strings.Contains(got, "100000") {
 		t.Fatalf("make tune did not run (config %q): the test's premise", got)
 	}
-	stopped := claudeStopped(t, s, r)
-	if len(stopped) != 1 || stopped[0] != 2 {
-		t.Fatalf("stopped calls %v, want [2] (the call after make)", stopped)
-	}
-	results := s.claudeToolResults(s.claudeTranscript(r.Result.SessionID))
-	if len(results) < 2 || !strings.Contains(results[1].Text, config) || !strings.Contains(results[1].Text, "runaway accept") {
-		t.Errorf("the stopped call's result does not name %s and `runaway accept`: %+v", config, results)
+	// runaway's PostToolBatch entry sees the change once make's batch is
+	// done, and ends the turn before the model is asked again (issue 29).
+	if stopped := claudeStopped(t, s, r); len(stopped) != 0 || r.Result.TerminalReason != "hook_stopped" || srv.count("main") != 1 {
+		t.Fatalf("stopped calls %v, terminal_reason %q, %d requests; want the turn ended after make's batch, before a 2nd request", stopped, r.Result.TerminalReason, srv.count("main"))
 	}
 	if got := s.ranLines(); len(got) != 0 {
 		t.Errorf("calls that ran after the change: %q", got)
