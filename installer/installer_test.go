@@ -165,7 +165,7 @@ func TestSetupThenRemove(t *testing.T) {
 		t.Fatalf("binary: %v %v", info, err)
 	}
 	es, _, err := configs.ReadSettings(configs.ClaudeSettings(), "settings.json")
-	if err != nil || len(es) != 2 || es[0].Event != "PreToolUse" || es[1].Event != "UserPromptSubmit" {
+	if err != nil || len(es) != 3 || es[0].Event != "PreToolUse" || es[1].Event != "UserPromptSubmit" || es[2].Event != configs.ClaudeBatchEvent {
 		t.Fatalf("entries %+v %v", es, err)
 	}
 	for _, e := range es {

@@ -73,7 +73,7 @@ func TestSetupWritesWindowsForms(t *testing.T) {
 		if !strings.Contains(gemini, `"command": "if (Test-Path -LiteralPath '`+fwd+`') { & '`+fwd+`' hook gemini }"`) {
 			t.Errorf("gemini:\n%s", gemini)
 		}
-		if execForm && (!strings.Contains(claude, `"command": "`+fwd+`",`) || strings.Count(claude, `"args": ["hook", "claude"]`) != 2) {
+		if execForm && (!strings.Contains(claude, `"command": "`+fwd+`",`) || strings.Count(claude, `"args": ["hook", "claude"]`) != 3) {
 			t.Errorf("claude, exec form:\n%s", claude)
 		}
 		if !execForm && (!strings.Contains(claude, `"command": "\"`+fwd+`\" hook claude || true"`) || !strings.Contains(claude, `"shell": "bash"`)) {
