@@ -9,4 +9,9 @@ var gemini = Facts{
 	Programs: []string{"gemini"},
 	CallVars: []string{"GEMINI_CLI"},
 	Config:   Dir{Var: "GEMINI_CLI_HOME", Sub: ".gemini"},
+	// --resume takes "latest", an index, or the session's id (0.61.0's
+	// SessionSelector.findSession), in the session's project folder.
+	Resume: func(id string) (string, string) {
+		return "gemini --resume " + id, "gemini --resume " + id + ` -p "…"`
+	},
 }
