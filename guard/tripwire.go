@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/runaway-guard/runaway/guard/tamper"
@@ -168,13 +167,6 @@ func readWatched(p string) ([]byte, error) {
 
 func sameStat(r *tripFile, fi fs.FileInfo) bool {
 	return r.Size == fi.Size() && r.MTime == fi.ModTime().UnixNano() && r.Inode == inode(fi)
-}
-
-func inode(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
-	}
-	return 0
 }
 
 func readTripRecord(p string) (*tripRecord, error) {
