@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -246,6 +247,50 @@ func (k Knob) Set(p *Policy, v any) {
 	case *string:
 		*f = v.(string)
 	}
+}
+
+// decode sets the knob in p from its JSON value in the config file.
+func (k Knob) decode(p *Policy, raw json.RawMessage) error {
+	switch f := k.field(p).(type) {
+	case *float64:
+		var v float64
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		*f = v
+	case *int:
+		var v int
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		*f = v
+	case *bool:
+		var v bool
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		*f = v
+	case *string:
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		*f = v
+	}
+	return nil
+}
+
+// kindName says what the config file must hold for the knob.
+func (k Knob) kindName() string {
+	switch k.Kind {
+	case Dollars, Share:
+		return "a number"
+	case Count:
+		return "a whole number"
+	case Switch:
+		return "true or false"
+	}
+	return "a string"
 }
 
 // TypeName is the flag's type as help shows it.

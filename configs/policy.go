@@ -3,6 +3,7 @@
 package configs
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,9 +106,11 @@ func LoadPolicy(path string, getenv func(string) string) (Policy, []error) {
 	}
 	p := DefaultPolicy()
 	var problems []error
-	if err := p.readFile(path); err != nil {
+	if fields, err := p.readFile(path); err != nil {
 		p = DefaultPolicy()
 		problems = append(problems, err)
+	} else {
+		problems = append(problems, fields...)
 	}
 	problems = append(problems, p.applyEnv(getenv)...)
 	problems = append(problems, p.check()...)
@@ -118,40 +121,165 @@ func LoadPolicy(path string, getenv func(string) string) (Policy, []error) {
 	return p, problems
 }
 
-func (p *Policy) readFile(path string) error {
+// readFile reads the config file into p: an error for a file that cannot
+// be read or is no JSON object (all defaults then), and one problem per
+// field that is wrongly typed (its default kept, every other field read)
+// or unknown (ignored, with the nearest known key).
+func (p *Policy) readFile(path string) ([]error, error) {
 	// Anything but a regular file is refused without blocking: the hook
 	// reads the config on every tool call, and a FIFO blocks in open(2), a
 	// device may never end.
 	f, err := ownfiles.OpenRegular(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	var pe *fs.PathError
 	if errors.Is(err, ownfiles.ErrNotRegular) && errors.As(err, &pe) {
-		return fmt.Errorf("config %s is %v, using the defaults", path, pe.Err)
+		return nil, fmt.Errorf("config %s is %v, using the defaults", path, pe.Err)
 	}
 	if err != nil {
-		return fmt.Errorf("reading config: %w", err)
+		return nil, fmt.Errorf("reading config: %w", err)
 	}
 	data, err := io.ReadAll(f)
 	f.Close()
 	if err != nil {
-		return fmt.Errorf("reading config %s: %w", path, err)
+		return nil, fmt.Errorf("reading config %s: %w", path, err)
 	}
 	if TooDeep(data) >= 0 {
-		return fmt.Errorf("config %s nests deeper than %d levels, using the defaults", path, MaxNesting)
+		return nil, fmt.Errorf("config %s nests deeper than %d levels, using the defaults", path, MaxNesting)
 	}
 	std, err := hujson.Standardize(data)
 	if err != nil {
-		return fmt.Errorf("config %s does not parse, using the defaults: %w", path, err)
+		return nil, fmt.Errorf("config %s does not parse, using the defaults: %w", path, err)
 	}
 	if len(strings.TrimSpace(string(std))) == 0 {
-		return nil
+		return nil, nil
 	}
-	if err := json.Unmarshal(std, p); err != nil {
-		return fmt.Errorf("config %s is not valid, using the defaults: %w", path, err)
+	fields, err := topLevelFields(std)
+	if err != nil {
+		return nil, fmt.Errorf("config %s is not valid, using the defaults: %w", path, err)
 	}
-	return nil
+	// Standardize keeps every byte's place (comments become spaces), so an
+	// offset in std is one in the file.
+	line := func(off int64) int { return 1 + bytes.Count(data[:min(off, int64(len(data)))], []byte("\n")) }
+	var problems []error
+	for _, f := range fields {
+		if f.key == "prices" {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(f.raw, &m); err != nil {
+				problems = append(problems, fmt.Errorf("config %s line %d: prices is not an object of models, ignored", path, line(f.off)))
+				continue
+			}
+			p.Prices = m
+			continue
+		}
+		k, ok := KnobByKey(f.key)
+		if !ok {
+			problems = append(problems, &UnknownFieldError{Path: path, Line: line(f.off), Key: f.key, Nearest: nearestKey(f.key)})
+			continue
+		}
+		if err := k.decode(p, f.raw); err != nil {
+			problems = append(problems, fmt.Errorf("config %s line %d: %s is %s, not %s; using its default %s (hint: %s)",
+				path, line(f.off), f.key, bytes.TrimSpace(f.raw), k.kindName(), k.Format(k.Default), k.Rule()))
+		}
+	}
+	return problems, nil
+}
+
+// UnknownFieldError is a config key runaway does not know (a warning: the
+// file's other fields apply).
+type UnknownFieldError struct {
+	Path    string
+	Line    int
+	Key     string
+	Nearest string // "" when no known key is near
+}
+
+func (e *UnknownFieldError) Error() string {
+	msg := fmt.Sprintf("config %s line %d: unknown field %q ignored", e.Path, e.Line, e.Key)
+	if e.Nearest != "" {
+		msg += fmt.Sprintf("; did you mean %q?", e.Nearest)
+	}
+	return msg
+}
+
+// configField is one top-level field of the config, with the offset of
+// its key.
+type configField struct {
+	key string
+	raw json.RawMessage
+	off int64
+}
+
+// topLevelFields lists the fields of a JSON object in file order.
+func topLevelFields(std []byte) ([]configField, error) {
+	dec := json.NewDecoder(bytes.NewReader(std))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("it is not a JSON object")
+	}
+	var out []configField
+	for dec.More() {
+		off := dec.InputOffset()
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		out = append(out, configField{key: key, raw: raw, off: off + int64(bytes.IndexByte(std[off:], '"'))})
+	}
+	return out, nil
+}
+
+// nearestKey is the known key closest to key in edits, when near enough to
+// be a slip (or one is the other's start, as daily_cap is daily_cap_usd's).
+func nearestKey(key string) string {
+	best, bestD := "", 1<<30
+	for _, k := range append(knobKeys(), "prices") {
+		d := editDistance(key, k)
+		if strings.HasPrefix(k, key) || strings.HasPrefix(key, k) {
+			d = min(d, 2)
+		}
+		if d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if bestD > max(2, len(key)/4) {
+		return ""
+	}
+	return best
+}
+
+func knobKeys() []string {
+	keys := make([]string, len(Knobs))
+	for i, k := range Knobs {
+		keys[i] = k.Key
+	}
+	return keys
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // EnvName is the environment variable that overrides one field.

@@ -24,9 +24,11 @@ import (
 func loadSystemPolicy(path, userPath string, getenv func(string) string) (Policy, []error) {
 	ceiling := DefaultPolicy()
 	var problems []error
-	if err := ceiling.readFile(path); err != nil {
+	if fields, err := ceiling.readFile(path); err != nil {
 		ceiling = DefaultPolicy()
 		problems = append(problems, err)
+	} else {
+		problems = append(problems, fields...)
 	}
 	problems = append(problems, ceiling.check()...)
 	// The price catalogue is root's too, beside the system config; the

@@ -209,7 +209,18 @@ func (d *doctor) checkConfig() {
 	}
 	p, problems := configs.LoadPolicy(d.paths.Config, os.Getenv)
 	if len(problems) > 0 {
-		d.add(StatusFail, "config", "%v (the hook uses the defaults for it); fix %s", errors.Join(problems...), name)
+		// A misspelt key only warns (the file's other fields apply); a
+		// field the hook cannot use fails.
+		status := StatusWarn
+		var texts []string
+		for _, e := range problems {
+			var u *configs.UnknownFieldError
+			if !errors.As(e, &u) {
+				status = StatusFail
+			}
+			texts = append(texts, e.Error())
+		}
+		d.add(status, "config", "%s (every other field applies); fix it: $EDITOR %s", strings.Join(texts, "; "), name)
 		return
 	}
 	capText := "no cap per session"
