@@ -32,8 +32,8 @@ func TestClaudeSkillShellCommandJudged(t *testing.T) {
 	if got := s.ranLines(); len(got) != 1 || got[0] != "skill-ran" {
 		t.Errorf("the skill's ordinary command ran %v, want once", got)
 	}
-	// runaway remove did not run: the entries are all still there.
-	if settings := s.readFile(s.claudeSettings()); strings.Count(settings, "hook claude") != 3 {
+	// runaway remove did not run: the entries are still there.
+	if settings := s.readFile(s.claudeSettings()); !strings.Contains(settings, `"PreToolUse"`) || !strings.Contains(settings, `"PreSkillShellCommand"`) {
 		t.Errorf("runaway's entries are gone; runaway remove ran:\n%s", settings)
 	}
 	transcript := s.readFile(s.claudeTranscript(r.Result.SessionID))
