@@ -20,10 +20,11 @@ type Platform struct {
 	// ClaudeExecForm: the installed Claude Code runs a handler's "args"
 	// without a shell (ClaudeExecFormSince and later).
 	ClaudeExecForm bool
-	// NoShell: Claude Code's entry in the exec form on every OS (a system
-	// install's: the user's BASH_ENV and shell startup files must not run
-	// before it). A Claude Code too old for the form runs the bare
-	// program, which answers as the hook.
+	// NoShell: a system install's entries, which nothing the agent's user
+	// chose may run before: Claude Code's in the exec form on every OS (a
+	// Claude Code too old for the form runs the bare program, which answers
+	// as the hook); Gemini CLI's with the PATH and BASH_ENV of its bash
+	// fixed (geminiSystemEnv).
 	NoShell bool
 	// ClaudeSkillShell: the installed Claude Code has the
 	// PreSkillShellCommand event (ClaudeSkillShellSince and later). An

@@ -35,9 +35,22 @@ var geminiSettings = Settings{
 		spec.Command = GuardedHookCommand(bin, agent.Gemini)
 		if p.windows() {
 			spec.Command = GuardedPowerShellCommand(strings.ReplaceAll(bin, `\`, "/"), "hook", string(agent.Gemini))
+			return
+		}
+		if p.NoShell {
+			spec.Env = geminiSystemEnv
 		}
 	},
 }
+
+// geminiSystemEnv is set on a system install's entry. Gemini CLI runs a
+// handler as `bash -c COMMAND`, finding bash on the PATH of the
+// environment it gives the handler, and bash first runs the file BASH_ENV
+// names: the agent's user must choose neither (a ~/.local/bin/bash ahead of
+// /usr/bin on the person's PATH would answer every call in runaway's
+// place). The entry's env is laid over Gemini CLI's own (0.61.0,
+// executeCommandHook), and node looks the program up on that PATH.
+var geminiSystemEnv = jsonObject{{"PATH", "/usr/bin:/bin"}, {"BASH_ENV", ""}}
 
 // GeminiSettings is Gemini CLI's user settings file.
 func GeminiSettings() SettingsFile { sf, _ := SettingsFor(agent.Gemini); return sf }

@@ -28,6 +28,9 @@ type HookSpec struct {
 	// and the status line while it runs. It is part of Codex's trust hash.
 	StatusMessage string
 	Timeout       int // seconds; Gemini CLI: milliseconds
+	// Env is Gemini CLI's "env": variables it sets for the handler, over
+	// its own environment (nil: the field is not written).
+	Env jsonObject
 }
 
 // Entry is one of runaway's handlers found in a settings file.
@@ -386,12 +389,15 @@ func handlerValue(spec HookSpec) jsonObject {
 	if spec.StatusMessage != "" {
 		h = append(h, jsonMember{"statusMessage", spec.StatusMessage})
 	}
+	if spec.Env != nil {
+		h = append(h, jsonMember{"env", spec.Env})
+	}
 	return append(h, jsonMember{"timeout", spec.Timeout})
 }
 
 // formFields are the handler fields only some entry forms have: an update
 // to another form removes them.
-var formFields = []string{"args", "shell", "commandWindows"}
+var formFields = []string{"args", "shell", "commandWindows", "env"}
 
 func groupValue(spec HookSpec) jsonObject {
 	return jsonObject{{"hooks", jsonArray{handlerValue(spec)}}}
@@ -463,6 +469,8 @@ func (d *Doc) updateHandler(h *hujson.Value, spec HookSpec) {
 			d.appendMember(h, m.Key, m.Value)
 		case isInlineArray(m.Value):
 			setInline(&obj.Members[i].Value, m.Value.(inlineArray))
+		case isObject(m.Value):
+			d.setObject(&obj.Members[i].Value, m.Value.(jsonObject))
 		default:
 			setLiteral(&obj.Members[i].Value, literal(m.Value))
 		}

@@ -418,3 +418,27 @@ func FuzzInsertRemove(f *testing.F) {
 }
 
 func bytesWithoutBOM(b []byte) []byte { return []byte(strings.TrimPrefix(string(b), string(bom))) }
+
+// A handler's env (Gemini CLI's system entry) is updated in place, and an
+// update to a spec without one takes it out.
+func TestSetHookEnv(t *testing.T) {
+	spec := HookSpec{Event: "BeforeTool", Name: "runaway", Command: "'/usr/local/bin/runaway' hook gemini", Timeout: 10000,
+		Env: jsonObject{{"PATH", "/usr/bin:/bin"}, {"BASH_ENV", ""}}}
+	in := `{"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "name": "runaway", "command": "'/usr/local/bin/runaway' hook gemini", "env": {"PATH": "/home/u/.local/bin:/usr/bin"}, "timeout": 10000}]}]}}`
+	d, _ := ParseDoc("s.json", []byte(in), false)
+	if _, err := d.SetHook(spec); err != nil {
+		t.Fatal(err)
+	}
+	got := string(d.Pack())
+	if !strings.Contains(got, `"env": {"PATH": "/usr/bin:/bin", "BASH_ENV": ""}`) || strings.Contains(got, ".local/bin") {
+		t.Fatalf("env not updated:\n%s", got)
+	}
+	again, _ := ParseDoc("s.json", []byte(got), false)
+	if _, err := again.SetHook(spec); err != nil || string(again.Pack()) != got {
+		t.Fatalf("a second update changed the file (%v):\n%s", err, again.Pack())
+	}
+	spec.Env = nil
+	if _, err := again.SetHook(spec); err != nil || strings.Contains(string(again.Pack()), `"env"`) {
+		t.Fatalf("an entry without env kept one (%v):\n%s", err, again.Pack())
+	}
+}

@@ -294,6 +294,26 @@ type (
 
 func isInlineArray(v any) bool { _, ok := v.(inlineArray); return ok }
 
+func isObject(v any) bool { _, ok := v.(jsonObject); return ok }
+
+// setObject replaces the value held by v with the object o of strings (on
+// one line), unless it already holds exactly those members in that order.
+func (d *Doc) setObject(v *hujson.Value, o jsonObject) {
+	if obj := asObject(v); obj != nil && len(obj.Members) == len(o) {
+		same := true
+		for i, m := range obj.Members {
+			lit, ok := m.Value.Value.(hujson.Literal)
+			want, isString := o[i].Value.(string)
+			same = same && ok && isString && lit.Kind() == '"' && lit.String() == want &&
+				m.Name.Value.(hujson.Literal).String() == o[i].Key
+		}
+		if same {
+			return
+		}
+	}
+	v.Value = parseRendered(render(o, style{inline: true, before: " ", colon: " "})).Value
+}
+
 // setInline replaces the value held by v with the array a, unless it
 // already holds those strings.
 func setInline(v *hujson.Value, a inlineArray) {
