@@ -5,6 +5,7 @@ import (
 
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/guard/tamper"
 	"github.com/runaway-guard/runaway/installer"
 	"github.com/runaway-guard/runaway/transcripts"
 )
@@ -24,6 +25,9 @@ func TestEveryLayerKnowsEveryAgent(t *testing.T) {
 		_, settings := configs.SettingsFor(id)
 		if why, none := configs.NoSettings(id); settings == none {
 			t.Errorf("%s: configs should have its Settings or say in NoSettings why not (has settings: %v, says %q)", id, settings, why)
+		}
+		if why, none := tamper.NoRules(id); tamper.Guards(id) == none {
+			t.Errorf("%s: the tamper wire should have its row (guard/tamper/%s.go, in tamper.agents) or say in noRules why not (has a row: %v, says %q)", id, id, tamper.Guards(id), why)
 		}
 		if _, ok := installer.HarnessByID(id); !ok {
 			t.Errorf("%s: missing from installer.Harnesses", id)

@@ -1,123 +1,169 @@
 package tamper
 
 import (
-	"encoding/json"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
-	"github.com/tailscale/hujson"
-
-	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/agent"
 )
 
-// What the wire knows about each agent: the files that hold runaway's
-// entry or switch the agent's hooks off, the variables that move them, and
-// how the agent can be started from a tool call without its hooks. A new
-// agent adds its kinds, a row in settingsFiles, its variables in
-// envDefaults, its nouns, how a change to its files is judged
-// (settingsChange) and its command in agentCommand.
+// What the wire knows about each agent is one row, in that agent's file
+// (claude.go, codex.go, …) and listed in agents: the files that hold
+// runaway's entry or switch the agent's hooks off, and how a change to each
+// is judged (its fileKinds); the env files it loads at start; its files
+// found by name in any folder; the variables that give a nested run other
+// settings; and how it can be started from a tool call without its hooks.
+// Its program and package names come from package agent.
 
-// fileKind is what a protected path is to runaway.
-type fileKind uint8
-
-const (
-	notProtected fileKind = iota
-	ownConfig             // $XDG_CONFIG_HOME/runaway and anything in it
-	ownState              // $XDG_STATE_HOME/runaway and anything in it
-	ownBinary             // $XDG_BIN_HOME/runaway, the running program
-	// The agents' settings files (see settingsFiles).
-	claudeSettings // $CLAUDE_CONFIG_DIR/settings.json, any .claude/settings{,.local}.json
-	codexHooks     // $CODEX_HOME/hooks.json
-	codexConfig    // $CODEX_HOME/config.toml
-	openCodePlugin // $XDG_CONFIG_HOME/opencode/plugins/runaway.js
-	openCodeConfig // $XDG_CONFIG_HOME/opencode/opencode.json{,c}, any opencode.json{,c}
-	geminiSettings // $GEMINI_CLI_HOME/.gemini/settings.json, any .gemini/settings.json
-	// Files that set the environment of the next shell or agent run:
-	// judged by what they would set or run (see startupFiles).
-	startupFile
-)
-
-// owned: any write is denied, whatever it writes. runaway's OpenCode plugin
-// is runaway's own, and any change to it can switch the guard off.
-func (k fileKind) owned() bool {
-	return k == ownConfig || k == ownState || k == ownBinary || k == openCodePlugin
+// agentRules is one agent's row.
+type agentRules struct {
+	id agent.ID
+	// files are its files in the folders variables name (by default under
+	// HOME, see envDefault): settings that hold runaway's entry or switch
+	// its hooks off, and the env files it loads at start (startupFile).
+	files []agentFile
+	// anywhere are its files by their name in any folder (a project's
+	// .claude/settings.json); an inProject one in the call's folder is
+	// protected as if it were named (rm -rf .claude).
+	anywhere []agentFile
+	// homeVars are its variables that, set for a nested run, give it
+	// other settings (CLAUDE_CONFIG_DIR), beside HOME, XDG_* and RUNAWAY_*.
+	homeVars []string
+	// start checks a nested run's arguments for the ways to start it
+	// without its hooks (nil: none but homeVars).
+	start func(sh *shell, args []string, cmdEnv map[string]string)
 }
 
-// settingsFiles are the agents' files that hold runaway's entry or switch
-// their hooks off, each in the folder a variable names (by default under
-// HOME, see envDefaults).
-var settingsFiles = []struct {
-	kind   fileKind
-	dirEnv string // the variable naming its folder
-	name   string // its name in that folder
+// agentFile is one of an agent's files.
+type agentFile struct {
+	kind *fileKind
+	// dirEnv names the variable whose folder holds it (files); "" for
+	// anywhere, whose name is matched as the path's last elements.
+	dirEnv    string
+	name      string
+	inProject bool
+}
+
+// agents lists every agent whose files the wire guards, in the order
+// their files are looked at (a reason names the first one a folder holds).
+var agents = []*agentRules{&claudeRules, &codexRules, &openCodeRules, &geminiRules}
+
+// noRules are the agents the wire guards nothing for, and why.
+var noRules = []struct {
+	id  agent.ID
+	why string
 }{
-	{claudeSettings, "CLAUDE_CONFIG_DIR", "settings.json"},
-	{codexHooks, "CODEX_HOME", "hooks.json"},
-	{codexConfig, "CODEX_HOME", "config.toml"},
-	{openCodePlugin, "XDG_CONFIG_HOME", "opencode/plugins/runaway.js"},
-	{openCodeConfig, "XDG_CONFIG_HOME", "opencode/opencode.json"},
-	{openCodeConfig, "XDG_CONFIG_HOME", "opencode/opencode.jsonc"},
-	{geminiSettings, "GEMINI_CLI_HOME", filepath.Join(".gemini", "settings.json")},
+	{agent.Cursor, "runaway stays out of Cursor's calls (its transcripts carry no usage): no wire runs there, and no entry of runaway's is in its files"},
 }
 
-// settingsPath is where the file of kind is ("" when HOME is unknown).
-func (t *checker) settingsPath(kind fileKind) string {
-	for _, f := range settingsFiles {
-		if f.kind == kind {
-			if d := t.envDir(f.dirEnv); d != "" {
-				return filepath.Join(d, f.name)
-			}
+// Guards reports whether the wire has a row for the agent.
+func Guards(id agent.ID) bool {
+	return slices.ContainsFunc(agents, func(a *agentRules) bool { return a.id == id })
+}
+
+// NoRules says why the wire has no row for the agent, when it says so.
+func NoRules(id agent.ID) (string, bool) {
+	for _, n := range noRules {
+		if n.id == id {
+			return n.why, true
 		}
 	}
-	return ""
+	return "", false
 }
 
-// envDefaults are the defaults, relative to HOME, of the variables that
-// name runaway's and the agents' folders.
-var envDefaults = map[string]string{
-	"XDG_CONFIG_HOME":   ".config",
-	"XDG_STATE_HOME":    ".local/state",
-	"XDG_DATA_HOME":     ".local/share",
-	"XDG_CACHE_HOME":    ".cache",
-	"XDG_BIN_HOME":      ".local/bin",
-	"CLAUDE_CONFIG_DIR": ".claude",
-	"CODEX_HOME":        ".codex",
-	"GEMINI_CLI_HOME":   "", // Gemini CLI's home: it keeps .gemini in it
+func (a *agentRules) facts() *agent.Facts { return agent.Of(a.id) }
+
+// A fileKind is what a protected path is to runaway, and how a change to
+// it is judged: runaway's own files and the start-up files here, each
+// agent's files in that agent's file. nil is a path not protected.
+type fileKind struct {
+	what string // for people: "Codex's hooks file"
+	own  bool   // runaway's own: any write is denied, whatever it writes
+	// hooks: a JSON file whose "hooks" (event → groups → handlers) can
+	// hold runaway's entry; strict: its agent rejects comments and
+	// trailing commas; positions: runaway's entries are told apart by
+	// position too (Codex's trust keys name it).
+	hooks, strict, positions bool
+	// change judges a write over the file (nil: owned decides). A row's
+	// functions must not reach agents (Go would report an initialization
+	// cycle): they name their own paths (codexHooksPath).
+	change func(t *checker, path string, w fileWrite) *finding
+	// edit judges an edit from its strings alone, when it cannot be tried
+	// on the file (nil: only runaway's entry named counts).
+	edit func(path, old, new string) *finding
+	// parse reads the file for the command lines it runs outside tool
+	// calls: hooks, statusLine, notify… (nil: it runs none).
+	parse func(text string) (map[string]any, bool)
+	// canAsk: its agent can ask the person about a new such command.
+	canAsk bool
+	// watched: the tripwire keeps its digest (see WatchedFiles).
+	watched bool
+	// heldByGit: git must not restore or drop it even when it holds no
+	// entry of runaway's (Codex's trust records).
+	heldByGit bool
 }
+
+// fileWrite is a write the wire judges: the file's text before and after
+// (exists: whether each is a file; a missing or empty file is `{}`).
+type fileWrite struct {
+	old, next             string
+	oldExists, nextExists bool
+}
+
+// runaway's own files.
+var (
+	ownConfig = &fileKind{what: "runaway's own config", own: true} // $XDG_CONFIG_HOME/runaway and anything in it
+	ownState  = &fileKind{what: "runaway's state", own: true}      // $XDG_STATE_HOME/runaway and anything in it
+	ownBinary = &fileKind{what: "runaway's program", own: true}    // $XDG_BIN_HOME/runaway, the running program
+)
+
+// notProtected is a path that is none of them.
+var notProtected *fileKind
+
+// owned: any write is denied, whatever it writes.
+func (k *fileKind) owned() bool { return k != nil && k.own }
 
 // noun names a protected file for people.
-func (k fileKind) noun() string {
-	switch k {
-	case ownConfig:
-		return "runaway's own config"
-	case ownState:
-		return "runaway's state"
-	case ownBinary:
-		return "runaway's program"
-	case claudeSettings:
-		return "a Claude Code settings file, where its hooks live"
-	case codexHooks:
-		return "Codex's hooks file"
-	case codexConfig:
-		return "Codex's config, where its hooks are switched on and trusted"
-	case openCodePlugin:
-		return "runaway's OpenCode plugin"
-	case openCodeConfig:
-		return "an OpenCode config, where its plugins are loaded"
-	case geminiSettings:
-		return "a Gemini CLI settings file, where its hooks live"
-	case startupFile:
-		return "a file that sets the environment of the next shell or agent run"
+func (k *fileKind) noun() string {
+	if k == nil {
+		return "a protected file"
 	}
-	return "a protected file"
+	return k.what
+}
+
+// xdgDefaults are the XDG folders' defaults, relative to HOME.
+var xdgDefaults = [...][2]string{
+	{"XDG_CONFIG_HOME", ".config"},
+	{"XDG_STATE_HOME", ".local/state"},
+	{"XDG_DATA_HOME", ".local/share"},
+	{"XDG_CACHE_HOME", ".cache"},
+	{"XDG_BIN_HOME", ".local/bin"},
+}
+
+// envDefault is the default, relative to HOME, of a variable that names
+// runaway's or an agent's folder (GEMINI_CLI_HOME's is HOME itself: "").
+func envDefault(name string) (string, bool) {
+	for _, d := range xdgDefaults {
+		if d[0] == name {
+			return d[1], true
+		}
+	}
+	for _, f := range agent.All {
+		if f.Config.Var == name {
+			return f.Config.Default, true
+		}
+	}
+	return "", false
 }
 
 // guardEnv reports a variable that, set in a settings file's env (which
 // Claude Code passes to its hooks), changes runaway's limits or where it
-// keeps its files, or skips hooks.
+// keeps its files.
 func guardEnv(name string) bool {
 	switch name {
-	case "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_BIN_HOME", "CLAUDE_CODE_SIMPLE":
+	case "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_BIN_HOME":
 		return true
 	}
 	return strings.HasPrefix(name, "RUNAWAY_")
@@ -127,50 +173,67 @@ func guardEnv(name string) bool {
 // base name) for the ways to start it without runaway's hook; it reports
 // whether name is an agent.
 func (sh *shell) agentCommand(name string, args []string, cmdEnv map[string]string) bool {
-	switch name {
-	case "claude":
-		sh.agentEnv("Claude Code", cmdEnv, "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_SIMPLE")
-		sh.claudeCmd(args)
-	case "codex":
-		sh.agentEnv("Codex", cmdEnv, "CODEX_HOME")
-		sh.codexCmd(args)
-	case "opencode":
-		sh.agentEnv("OpenCode", cmdEnv)
-		sh.openCodeCmd(args, cmdEnv)
-	case "gemini":
-		// Another GEMINI_CLI_HOME (or HOME) reads another settings file,
-		// one without runaway's hook.
-		sh.agentEnv("Gemini CLI", cmdEnv, "GEMINI_CLI_HOME")
-	default:
+	a := agentNamed(name)
+	if a == nil {
 		return false
+	}
+	sh.agentEnv(a.facts().Name, cmdEnv, a.homeVars...)
+	if a.start != nil {
+		a.start(sh, args, cmdEnv)
 	}
 	return true
 }
 
-// agentPackage maps an npm package (npx, bunx, pnpm dlx) to its agent's
-// program name.
+// agentNamed is the row of the agent whose program is name.
+func agentNamed(name string) *agentRules {
+	for _, a := range agents {
+		if slices.Contains(a.facts().Programs, name) {
+			return a
+		}
+	}
+	return nil
+}
+
+// agentPackage maps an npm package (npx, bunx, pnpm dlx: its name without
+// the leading @ and the version) to its agent's program name: the
+// package, or one of the same name in another scope.
 func agentPackage(pkg string) string {
-	switch {
-	case strings.HasSuffix(pkg, "claude-code"):
-		return "claude"
-	case pkg == "openai/codex" || pkg == "codex":
-		return "codex"
-	case pkg == "opencode-ai" || strings.HasPrefix(pkg, "opencode-ai@"):
-		return "opencode"
-	case strings.HasSuffix(pkg, "gemini-cli"):
-		return "gemini"
+	for _, a := range agents {
+		f := a.facts()
+		for _, p := range f.Packages {
+			full := strings.TrimPrefix(p, "@")
+			base := path.Base(full)
+			if (pkg == full || pkg == base || strings.HasSuffix(pkg, "/"+base)) && len(f.Programs) > 0 {
+				return f.Programs[0]
+			}
+		}
 	}
 	return ""
 }
 
-// agentScript maps a script node runs to its agent (the installed CLI's
-// entry point).
+// agentScript maps a script node runs to its agent's program name: a
+// file of its installed package, or named as its program.
 func agentScript(p string) string {
-	switch {
-	case strings.Contains(p, "claude-code/") || filepath.Base(p) == "claude":
-		return "claude"
-	case strings.Contains(p, "@openai/codex/") || filepath.Base(p) == "codex" || filepath.Base(p) == "codex.js":
-		return "codex"
+	slash := filepath.ToSlash(p)
+	base := strings.TrimSuffix(path.Base(slash), ".js")
+	for _, a := range agents {
+		f := a.facts()
+		if len(f.Programs) == 0 {
+			continue
+		}
+		if slices.Contains(f.Programs, base) {
+			return f.Programs[0]
+		}
+		for _, pkg := range f.Packages {
+			if strings.Contains(slash, pkg+"/") {
+				return f.Programs[0]
+			}
+		}
+		for _, m := range f.ScriptMarks {
+			if strings.Contains(slash, m) {
+				return f.Programs[0]
+			}
+		}
 	}
 	return ""
 }
@@ -217,171 +280,68 @@ func (sh *shell) sameAsNow(k string, cmdEnv map[string]string) bool {
 	}
 	now := sh.t.getenv(k)
 	if now == "" {
-		if _, ok := envDefaults[k]; ok {
+		if _, ok := envDefault(k); ok {
 			now = sh.t.envDir(k)
 		}
 	}
 	return now != "" && filepath.Clean(v) == filepath.Clean(now)
 }
 
-// geminiChange: Gemini CLI's switches for hooks, hooksConfig.enabled
-// (0.26 and later), tools.enableHooks (earlier) and hooksConfig.disabled
-// (hook names), turned against runaway.
-func geminiChange(path string, oldV, newV map[string]any) *finding {
-	get := func(m map[string]any, outer, inner string) any {
-		o, _ := m[outer].(map[string]any)
-		return o[inner]
+// hooksChange judges a write to a JSON file of hook entries (kind.hooks)
+// after the agent's own checks: removing the file, leaving it unreadable
+// or dropping or changing runaway's entries (positions: told apart by
+// position too). held reports that the old file held them and the new one
+// keeps them.
+func hooksChange(positions bool, path string, w fileWrite, oldV map[string]any, oldOK bool, newV map[string]any, newOK bool) (f *finding, held bool) {
+	if !oldOK {
+		return nil, false
 	}
-	for _, sw := range [][2]string{{"hooksConfig", "enabled"}, {"tools", "enableHooks"}} {
-		if get(newV, sw[0], sw[1]) == false && get(oldV, sw[0], sw[1]) != false {
-			return &finding{action: "set " + sw[0] + "." + sw[1] + " to false in " + path, why: "which switches every hook off, runaway's too"}
-		}
+	oldE := runawayEntries(oldV, positions)
+	if len(oldE) == 0 {
+		return nil, false
 	}
-	disabled := func(m map[string]any) bool {
-		list, _ := get(m, "hooksConfig", "disabled").([]any)
-		for _, v := range list {
-			if s, _ := v.(string); strings.EqualFold(strings.TrimSpace(s), "runaway") {
-				return true
-			}
-		}
-		return false
+	if !w.nextExists {
+		return &finding{action: "remove " + path, why: "which holds runaway's hook"}, false
 	}
-	if disabled(newV) && !disabled(oldV) {
-		return &finding{action: "disable runaway's hook in " + path + " (hooksConfig.disabled)"}
+	if !newOK {
+		return &finding{action: "leave " + path + " unreadable", why: "which would switch runaway's hook off"}, false
+	}
+	if !containsAll(runawayEntries(newV, positions), oldE) {
+		return &finding{action: "remove or change runaway's hook entry in " + path}, false
+	}
+	return nil, true
+}
+
+// hooksEdit judges an edit to a JSON file of hook entries from its strings
+// alone: it sets disableAllHooks, removes the hooks key, or sets runaway's
+// variables in env.
+func hooksEdit(path, old, new string) *finding {
+	flat := strings.Join(strings.Fields(new), "")
+	flatOld := strings.Join(strings.Fields(old), "")
+	if strings.Contains(flat, `"disableAllHooks":true`) {
+		return &finding{action: "set disableAllHooks in " + path, why: "which switches every hook off, runaway's too"}
+	}
+	if strings.Contains(flatOld, `"hooks":`) && !strings.Contains(flat, `"hooks":`) {
+		return &finding{action: "remove the hooks of " + path}
+	}
+	if strings.Contains(new, `"RUNAWAY_`) || strings.Contains(new, `"XDG_STATE_HOME"`) || strings.Contains(new, `"XDG_CONFIG_HOME"`) {
+		return &finding{action: "set runaway's variables in the env of " + path, why: "which changes runaway's limits or where it keeps its files"}
 	}
 	return nil
 }
 
-// claudeCmd: Claude Code started with its hooks skipped: --bare,
-// --safe-mode, --setting-sources without a file holding runaway's entry,
-// --settings with disableAllHooks (inline or a file).
-func (sh *shell) claudeCmd(args []string) {
-	for _, a := range args {
-		if a == "--bare" || a == "--safe-mode" {
-			sh.t.deny(&finding{action: "start Claude Code with " + a, why: "which skips its hooks, runaway's too"})
-			return
-		}
-	}
-	for _, v := range optionValues(args, "--setting-sources") {
-		if !sh.t.sourcesHoldEntry(strings.Split(v, ","), sh.cwd) {
-			sh.t.deny(&finding{action: "start Claude Code with --setting-sources " + v, why: "which leaves out the settings holding runaway's hook"})
-			return
-		}
-	}
-	for _, v := range optionValues(args, "--settings") {
-		if !known(v) {
-			continue
-		}
-		text := strings.TrimSpace(v)
-		if !strings.HasPrefix(text, "{") {
-			p := sh.abs(text)
-			if p == "" {
-				continue
-			}
-			if w, ok := sh.t.written[filepath.Clean(p)]; ok {
-				text = w // written earlier in the line
-			} else if s, err := readSmall(p); err == nil {
-				text = s
-			} else {
-				continue
-			}
-		}
-		if disablesAllHooks(text) {
-			sh.t.deny(&finding{action: "start Claude Code with disableAllHooks", why: "which switches runaway's hook off"})
-			return
-		}
-	}
-}
+// looseJSON parses a settings file, comments and trailing commas allowed.
+func looseJSON(text string) (map[string]any, bool) { return parseSettingsJSON(text, false) }
 
-// openCodeCmd: `opencode --pure` (or OPENCODE_PURE set for it) starts
-// OpenCode without external plugins, runaway's included.
-func (sh *shell) openCodeCmd(args []string, cmdEnv map[string]string) {
-	for _, a := range args {
-		if a == "--pure" || strings.HasPrefix(a, "--pure=") && a != "--pure=false" {
-			sh.t.deny(&finding{action: "start OpenCode with --pure", why: "which loads no plugins, runaway's included"})
-			return
-		}
+// holdsEntry reports whether the hooks file at p holds runaway's entry.
+func holdsEntry(kind *fileKind, p string) bool {
+	if kind == nil || !kind.hooks {
+		return false
 	}
-	pure, ok := cmdEnv["OPENCODE_PURE"]
-	if v, set := sh.env.vars["OPENCODE_PURE"]; !ok && set && v.Exported {
-		pure = v.Str
-	}
-	if pure != "" && pure != "0" && pure != "false" {
-		sh.t.deny(&finding{action: "start OpenCode with OPENCODE_PURE set", why: "which loads no plugins, runaway's included"})
-	}
-}
-
-// sourcesHoldEntry reports whether one of the setting sources (user,
-// project, local) holds runaway's entry, or none holds it anywhere.
-func (t *checker) sourcesHoldEntry(sources []string, cwd string) bool {
-	files := map[string]string{"user": t.settingsPath(claudeSettings)}
-	if d := t.abs(".claude", cwd); d != "" && known(d) {
-		files["project"] = filepath.Join(d, "settings.json")
-		files["local"] = filepath.Join(d, "settings.local.json")
-	}
-	anywhere, listed := false, false
-	for src, p := range files {
-		if !holdsEntry(claudeSettings, p) {
-			continue
-		}
-		anywhere = true
-		for _, s := range sources {
-			if strings.TrimSpace(s) == src {
-				listed = true
-			}
-		}
-	}
-	return listed || !anywhere
-}
-
-// holdsEntry reports whether the settings file at p holds runaway's entry.
-func holdsEntry(kind fileKind, p string) bool {
 	data, err := readSmall(p)
 	if err != nil {
 		return false
 	}
 	v, ok := parseSettingsJSON(data, false)
-	return ok && len(runawayEntries(v, kind == codexHooks)) > 0
-}
-
-// disablesAllHooks reports a settings text with "disableAllHooks": true.
-func disablesAllHooks(text string) bool {
-	var m map[string]any
-	// Past configs.MaxNesting the JSONC parser's stack would overflow.
-	if configs.TooDeep([]byte(text)) < 0 {
-		if b, err := hujson.Standardize([]byte(text)); err == nil && json.Unmarshal(b, &m) == nil {
-			return m["disableAllHooks"] == true
-		}
-	}
-	// Not JSON: judge the words.
-	s := strings.Join(strings.Fields(text), "")
-	return strings.Contains(s, `"disableAllHooks":true`)
-}
-
-// codexCmd: Codex started with its hooks off (`-c features.hooks=false`,
-// attached or not, `--disable hooks`, a `-c hooks.state…` override turning
-// a hook off), or `codex features disable hooks`, which writes that into
-// its config.
-func (sh *shell) codexCmd(args []string) {
-	for _, v := range optionValues(args, "-c", "--config") {
-		kv := strings.Join(strings.Fields(v), "")
-		key, val, _ := strings.Cut(kv, "=")
-		switch {
-		case (key == "features.hooks" || key == "features.codex_hooks") && strings.Trim(val, `"'`) == "false",
-			key == "features" && (strings.Contains(val, "hooks=false") || strings.Contains(val, "hooks=\"false\"")),
-			strings.HasPrefix(key, "hooks.state") && strings.Contains(kv, "false"):
-			sh.t.deny(&finding{action: "start Codex with its hooks switched off (" + key + ")", why: "which switches runaway's hook off"})
-			return
-		}
-	}
-	for _, v := range optionValues(args, "--disable") {
-		if v == "hooks" || v == "codex_hooks" {
-			sh.t.deny(&finding{action: "start Codex with its hooks switched off (--disable " + v + ")", why: "which switches runaway's hook off"})
-			return
-		}
-	}
-	ops := operands(args, "cpmsaCi")
-	if len(ops) >= 3 && ops[0] == "features" && ops[1] == "disable" && (ops[2] == "hooks" || ops[2] == "codex_hooks") {
-		sh.t.deny(&finding{action: "switch Codex's hooks off (codex features disable " + ops[2] + ")", why: "which switches runaway's hook off"})
-	}
+	return ok && len(runawayEntries(v, kind.positions)) > 0
 }

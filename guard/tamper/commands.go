@@ -850,7 +850,7 @@ func (sh *shell) pathArg(text string, op pathOp, ancestors bool) {
 const maxPathChecks = 20000
 
 // action says what a command does to a protected file.
-func (k fileKind) action(op pathOp) string {
+func (k *fileKind) action(op pathOp) string {
 	if op != opWrite {
 		return "remove, move or lock " + k.noun()
 	}

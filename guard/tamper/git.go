@@ -146,7 +146,7 @@ func pathspecs(sub string, args []string, dir string, t *checker) []string {
 func (t *checker) heldIn(top string) []protectedPath {
 	var out []protectedPath
 	for _, pp := range t.inside(top) {
-		if pp.kind.owned() || holdsEntry(pp.kind, pp.real) || pp.kind == codexConfig {
+		if pp.kind.owned() || holdsEntry(pp.kind, pp.real) || pp.kind.heldByGit {
 			out = append(out, pp)
 		}
 	}

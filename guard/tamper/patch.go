@@ -50,7 +50,7 @@ func (t *checker) patch(text, cwd string) *finding {
 				removed = append(removed, h.Old...)
 				added = append(added, h.New...)
 			}
-			untried := func(kind fileKind, path string) *finding {
+			untried := func(kind *fileKind, path string) *finding {
 				if f := editTouchesHooks(kind, path, strings.Join(removed, "\n"), strings.Join(added, "\n")); f != nil {
 					return f
 				}

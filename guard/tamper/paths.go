@@ -19,7 +19,7 @@ import (
 // protectedPath is one path the wire guards, lexically and as resolved.
 type protectedPath struct {
 	path, real string
-	kind       fileKind
+	kind       *fileKind
 	dir        bool // a folder: everything under it is protected too
 	project    bool // the call's project's own settings
 	exists     bool // the file is there
@@ -87,7 +87,8 @@ func (t *checker) envDir(name string) string {
 		return filepath.Clean(v)
 	}
 	if h := t.homeDir(); h != "" {
-		return filepath.Join(h, envDefaults[name])
+		d, _ := envDefault(name)
+		return filepath.Join(h, d)
 	}
 	return ""
 }
@@ -98,7 +99,7 @@ func (t *checker) resolve() {
 		return
 	}
 	t.resolved = true
-	add := func(p string, kind fileKind, dir, project bool) {
+	add := func(p string, kind *fileKind, dir, project bool) {
 		if !filepath.IsAbs(p) {
 			return
 		}
@@ -112,24 +113,36 @@ func (t *checker) resolve() {
 	if exe, err := os.Executable(); err == nil {
 		add(exe, ownBinary, false, false)
 	}
-	for _, f := range settingsFiles {
-		if d := t.envDir(f.dirEnv); d != "" {
-			add(filepath.Join(d, f.name), f.kind, false, false)
+	// The agents' settings files, then the start-up files: a reason names
+	// the first one a folder holds.
+	agentFiles := func(startup bool) {
+		for _, a := range agents {
+			for _, f := range a.files {
+				if d := t.envDir(f.dirEnv); d != "" && (f.kind == startupFile) == startup {
+					add(filepath.Join(d, f.name), f.kind, false, false)
+				}
+			}
 		}
 	}
+	agentFiles(false)
 	for _, f := range startupFiles {
 		if d := t.envDir(f.dirEnv); d != "" {
 			add(filepath.Join(d, f.name), startupFile, false, false)
 		}
 	}
+	agentFiles(true)
 	if p := t.getenv("BASH_ENV"); filepath.IsAbs(p) {
 		add(p, startupFile, false, false)
 	}
 	// The project's own settings count when it has them (rm -rf .claude).
 	if d := t.cwd; filepath.IsAbs(d) {
 		d = filepath.Clean(d)
-		for _, name := range []string{"settings.json", "settings.local.json"} {
-			add(filepath.Join(d, ".claude", name), claudeSettings, false, true)
+		for _, a := range agents {
+			for _, f := range a.anywhere {
+				if f.inProject {
+					add(filepath.Join(d, f.name), f.kind, false, true)
+				}
+			}
 		}
 	}
 	home := t.homeDir()
@@ -148,7 +161,13 @@ func (t *checker) resolve() {
 			}
 		}
 	}
-	t.needles = append(t.needles, ".claude/settings.json", ".claude/settings.local.json")
+	for _, a := range agents {
+		for _, f := range a.anywhere {
+			if f.inProject {
+				t.needles = append(t.needles, f.name)
+			}
+		}
+	}
 }
 
 // abs makes p absolute against dir without cleaning it: ".." is resolved
@@ -268,7 +287,7 @@ func under(p, dir string) bool {
 // classify tells what p (absolute) is to runaway: the kind of the
 // protected path it is or lies in, lexically, as the kernel resolves it,
 // or as the same file under another name.
-func (t *checker) classify(p string) fileKind {
+func (t *checker) classify(p string) *fileKind {
 	if p == "" {
 		return notProtected
 	}
@@ -292,7 +311,7 @@ func (t *checker) classify(p string) fileKind {
 // its folder resolved but not a symlink at its end (rm takes the link,
 // not what it points to), and not by what file is there (removing a hard
 // link leaves the file).
-func (t *checker) classifyName(p string) fileKind {
+func (t *checker) classifyName(p string) *fileKind {
 	t.resolve()
 	if k := t.match(filepath.Clean(p)); k != notProtected || !known(p) {
 		return k
@@ -323,7 +342,7 @@ func splitName(p string) (dir, base string) {
 	return p[:i], p[i+1:]
 }
 
-func (t *checker) match(p string) fileKind {
+func (t *checker) match(p string) *fileKind {
 	for _, pp := range t.protected {
 		for _, q := range []string{pp.path, pp.real} {
 			if p == q || pp.dir && under(p, q) {
@@ -331,22 +350,19 @@ func (t *checker) match(p string) fileKind {
 			}
 		}
 	}
-	if isProjectSettings(p) {
-		return claudeSettings
-	}
-	if b := filepath.Base(p); b == "opencode.json" || b == "opencode.jsonc" {
-		// A project's (or .opencode/'s) config loads plugins too.
-		return openCodeConfig
-	}
-	if filepath.Base(p) == "settings.json" && filepath.Base(filepath.Dir(p)) == ".gemini" {
-		return geminiSettings // a project's, or another home's
+	for _, a := range agents {
+		for _, f := range a.anywhere {
+			if strings.HasSuffix(p, "/"+f.name) {
+				return f.kind
+			}
+		}
 	}
 	return notProtected
 }
 
 // sameFile: an existing regular file that is a protected file under
 // another name (a hard link).
-func (t *checker) sameFile(p string) fileKind {
+func (t *checker) sameFile(p string) *fileKind {
 	fi, err := os.Stat(p)
 	if err != nil || !fi.Mode().IsRegular() || links(fi) < 2 {
 		return notProtected
@@ -397,12 +413,6 @@ func (t *checker) sameIn(dir string, depth int) {
 			t.sameIn(p, depth-1)
 		}
 	}
-}
-
-// isProjectSettings: a project's .claude/settings.json or settings.local.json.
-func isProjectSettings(p string) bool {
-	b := filepath.Base(p)
-	return (b == "settings.json" || b == "settings.local.json") && filepath.Base(filepath.Dir(p)) == ".claude"
 }
 
 // inside lists the protected paths that exist and lie inside p.

@@ -118,7 +118,7 @@ func (t *checker) psVar(name string) string {
 	case strings.HasPrefix(low, "env:"):
 		if v := t.getenv(name[4:]); v != "" {
 			return v
-		} else if d, ok := envDefaults[name[4:]]; ok && t.homeDir() != "" {
+		} else if d, ok := envDefault(name[4:]); ok && t.homeDir() != "" {
 			return t.homeDir() + "/" + d
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/tailscale/hujson"
 
 	"github.com/runaway-guard/runaway/configs"
@@ -18,7 +17,7 @@ import (
 
 // settingsChange judges writing next over old (exists: whether each is a
 // file; a missing or empty file is `{}`).
-func (t *checker) settingsChange(kind fileKind, path, old string, oldExists bool, next string, nextExists bool) *finding {
+func (t *checker) settingsChange(kind *fileKind, path, old string, oldExists bool, next string, nextExists bool) *finding {
 	if f := t.settingsSwitches(kind, path, old, oldExists, next, nextExists); f != nil {
 		return f
 	}
@@ -29,82 +28,27 @@ func (t *checker) settingsChange(kind fileKind, path, old string, oldExists bool
 }
 
 // settingsSwitches judges what switches runaway's hook off or moves its
-// files.
-func (t *checker) settingsSwitches(kind fileKind, path, old string, oldExists bool, next string, nextExists bool) *finding {
+// files, by the kind's own rules (see agents).
+func (t *checker) settingsSwitches(kind *fileKind, path, old string, oldExists bool, next string, nextExists bool) *finding {
 	if !oldExists {
 		old = ""
 	}
 	if !nextExists {
 		next = ""
 	}
-	switch kind {
-	case startupFile:
+	if kind == startupFile {
 		return t.startupChange(path, old, next)
-	case claudeSettings, codexHooks, geminiSettings:
-		oldV, oldOK := parseSettingsJSON(old, false)
-		// Claude Code and Codex reject comments and trailing commas: a file
-		// with them loses its hooks. Gemini CLI reads comments.
-		newV, newOK := parseSettingsJSON(next, kind != geminiSettings)
-		if kind == geminiSettings && newOK && oldOK {
-			if f := geminiChange(path, oldV, newV); f != nil {
-				return f
-			}
-		}
-		if kind == claudeSettings && newOK && newV["disableAllHooks"] == true && !(oldOK && oldV["disableAllHooks"] == true) {
-			return &finding{action: "set disableAllHooks in " + path, why: "which switches every hook off, runaway's too"}
-		}
-		if kind == claudeSettings && newOK {
-			if f := envChange(path, oldV, newV); f != nil {
-				return f
-			}
-		}
-		if !oldOK {
-			return nil
-		}
-		oldE := runawayEntries(oldV, kind == codexHooks)
-		if len(oldE) == 0 {
-			return nil
-		}
-		if !nextExists {
-			return &finding{action: "remove " + path, why: "which holds runaway's hook"}
-		}
-		if !newOK {
-			return &finding{action: "leave " + path + " unreadable", why: "which would switch runaway's hook off"}
-		}
-		if !containsAll(runawayEntries(newV, kind == codexHooks), oldE) {
-			return &finding{action: "remove or change runaway's hook entry in " + path}
-		}
-		if kind == codexHooks && codexAccepts(oldV) && !codexAccepts(newV) {
-			return &finding{action: "leave " + path + " unreadable to Codex", why: "which skips a hooks.json with unknown keys or wrong types, runaway's hook with it"}
-		}
-	case codexConfig:
-		return codexConfigChange(path, old, next, t.settingsPath(codexHooks))
-	case openCodeConfig:
-		return openCodeConfigChange(path, old, next)
 	}
-	return nil
-}
-
-// openCodeConfigChange: a plugin added or changed in an OpenCode config.
-// Plugins run inside OpenCode beside runaway's, and one of them can switch
-// it off (replace what it runs, drop its hooks); the rest of the file stays
-// the agent's to edit. OpenCode reads comments and trailing commas.
-func openCodeConfigChange(path, old, next string) *finding {
-	newV, ok := parseSettingsJSON(next, false)
-	if !ok {
-		return nil // OpenCode refuses to start: nothing runs unguarded
+	if kind == nil || kind.change == nil {
+		return nil
 	}
-	oldV, _ := parseSettingsJSON(old, false)
-	if p, ok := newV["plugin"]; ok && !reflect.DeepEqual(p, oldV["plugin"]) {
-		return &finding{action: "change the plugins of " + path, why: "which run inside OpenCode beside runaway's plugin and can switch it off"}
-	}
-	return nil
+	return kind.change(t, path, fileWrite{old: old, next: next, oldExists: oldExists, nextExists: nextExists})
 }
 
 // laterCommands: commands a settings file runs outside tool calls (other
 // hooks, statusLine, apiKeyHelper, Codex notify…). A new one is checked
 // like a Bash call; one that passes is still the person's to allow.
-func (t *checker) laterCommands(kind fileKind, path, old, next string) *finding {
+func (t *checker) laterCommands(kind *fileKind, path, old, next string) *finding {
 	have := map[string]int{}
 	for _, c := range settingsCommands(kind, old) {
 		have[c]++
@@ -125,8 +69,8 @@ func (t *checker) laterCommands(kind fileKind, path, old, next string) *finding 
 		if t.expired() {
 			return nil
 		}
-		if kind != claudeSettings {
-			continue // only Claude Code can ask the person
+		if !kind.canAsk {
+			continue // its agent cannot ask the person
 		}
 		short := c
 		if len(short) > 80 {
@@ -144,23 +88,12 @@ var commandKeys = map[string]bool{
 }
 
 // settingsCommands lists the command lines in a settings file's text.
-func settingsCommands(kind fileKind, text string) []string {
-	var v map[string]any
-	switch kind {
-	case claudeSettings, codexHooks, geminiSettings:
-		m, ok := parseSettingsJSON(text, false)
-		if !ok {
-			return nil
-		}
-		v = m
-	case codexConfig:
-		if configs.TooDeep([]byte(text)) >= 0 {
-			return nil
-		}
-		if _, err := toml.Decode(text, &v); err != nil {
-			return nil
-		}
-	default:
+func settingsCommands(kind *fileKind, text string) []string {
+	if kind == nil || kind.parse == nil {
+		return nil
+	}
+	v, ok := kind.parse(text)
+	if !ok {
 		return nil
 	}
 	var out []string
@@ -214,83 +147,12 @@ func settingsCommands(kind fileKind, text string) []string {
 	return out
 }
 
-// codexAccepts reports whether Codex would load a hooks.json: only a
-// "hooks" key at the top, and handlers whose fields have the right types.
-func codexAccepts(v map[string]any) bool {
-	for k := range v {
-		if k != "hooks" {
-			return false
-		}
-	}
-	hooks, ok := v["hooks"]
-	if !ok {
-		return true
-	}
-	events, ok := hooks.(map[string]any)
-	if !ok {
-		return false
-	}
-	for _, groups := range events {
-		list, ok := groups.([]any)
-		if !ok {
-			return false
-		}
-		for _, g := range list {
-			group, ok := g.(map[string]any)
-			if !ok {
-				return false
-			}
-			if m, ok := group["matcher"]; ok && m != nil {
-				if _, ok := m.(string); !ok {
-					return false
-				}
-			}
-			handlers, ok := group["hooks"].([]any)
-			if !ok {
-				return false
-			}
-			for _, h := range handlers {
-				if !codexHandlerOK(h) {
-					return false
-				}
-			}
-		}
-	}
-	return true
-}
-
-func codexHandlerOK(h any) bool {
-	m, ok := h.(map[string]any)
-	if !ok {
-		return false
-	}
-	for k, v := range m {
-		switch k {
-		case "type", "command", "statusMessage", "commandWindows", "command_windows":
-			if _, ok := v.(string); !ok {
-				return false
-			}
-		case "timeout", "timeoutSec":
-			f, ok := v.(float64)
-			if !ok || f < 0 || f != float64(int64(f)) {
-				return false
-			}
-		case "async":
-			if _, ok := v.(bool); !ok {
-				return false
-			}
-		}
-	}
-	typ, _ := m["type"].(string)
-	return typ == "command" || typ == "prompt" || typ == "agent"
-}
-
-// envChange: the new file's env sets or changes a variable guardEnv names.
-func envChange(path string, oldV, newV map[string]any) *finding {
+// envChange: the new file's env sets or changes a variable guard names.
+func envChange(path string, oldV, newV map[string]any, guard func(string) bool) *finding {
 	oldEnv, _ := oldV["env"].(map[string]any)
 	newEnv, _ := newV["env"].(map[string]any)
 	for k, v := range newEnv {
-		if guardEnv(k) && !reflect.DeepEqual(oldEnv[k], v) {
+		if guard(k) && !reflect.DeepEqual(oldEnv[k], v) {
 			return &finding{action: "set " + k + " in the env of " + path, why: "which changes runaway's limits or where it keeps its files"}
 		}
 	}
@@ -381,137 +243,16 @@ func containsAll(have, want []string) bool {
 	return true
 }
 
-// codexConfigChange: switching hooks off ([features] hooks = false, or the
-// old codex_hooks name), or changing the trust record of runaway's hook.
-func codexConfigChange(path, old, next, hooksPath string) *finding {
-	var oldV, newV map[string]any
-	// Nesting past configs.MaxNesting is broken too (and overflows the
-	// TOML decoder's stack).
-	if configs.TooDeep([]byte(next)) >= 0 {
-		return nil
-	}
-	oldOK := configs.TooDeep([]byte(old)) < 0
-	if oldOK {
-		_, err := toml.Decode(old, &oldV)
-		oldOK = err == nil
-	}
-	if _, err := toml.Decode(next, &newV); err != nil {
-		if oldOK {
-			return &finding{action: "leave " + path + " unreadable", why: "which Codex needs to run its hooks"}
-		}
-		return nil
-	}
-	features := func(m map[string]any) map[string]any { f, _ := m["features"].(map[string]any); return f }
-	for _, key := range []string{"hooks", "codex_hooks"} {
-		if features(newV)[key] == false && !(oldOK && features(oldV)[key] == false) {
-			return &finding{action: "switch Codex's hooks off in " + path + " ([features] " + key + " = false)", why: "which switches runaway's hook off"}
-		}
-	}
-	state := func(m map[string]any) map[string]any {
-		h, _ := m["hooks"].(map[string]any)
-		s, _ := h["state"].(map[string]any)
-		return s
-	}
-	oldS, newS := state(oldV), state(newV)
-	keys := runawayTrustKeys(hooksPath)
-	ours := func(k string) bool {
-		if keys == nil {
-			return strings.HasPrefix(k, hooksPath+":")
-		}
-		return keys[k]
-	}
-	for k, v := range oldS {
-		if ours(k) && !reflect.DeepEqual(v, newS[k]) {
-			return &finding{action: "change the trust record of runaway's hook in " + path, why: "without which Codex skips the hook"}
-		}
-	}
-	for k, v := range newS {
-		if _, had := oldS[k]; !had && ours(k) {
-			if e, _ := v.(map[string]any); e["enabled"] == false {
-				return &finding{action: "disable runaway's hook in " + path, why: "which switches it off"}
-			}
-		}
-	}
-	return nil
-}
-
-// codexEventLabels name the events in Codex's trust keys.
-var codexEventLabels = map[string]string{
-	"PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use", "PermissionRequest": "permission_request",
-	"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop",
-	"SubagentStart": "subagent_start", "SubagentStop": "subagent_stop", "PreCompact": "pre_compact",
-	"PostCompact": "post_compact", "SessionEnd": "session_end",
-}
-
-// runawayTrustKeys are the [hooks.state] keys of runaway's handlers in
-// Codex's hooks.json (`<path>:pre_tool_use:<group>:<handler>`), or nil when
-// the file cannot be read (then every key of that file counts).
-func runawayTrustKeys(hooksPath string) map[string]bool {
-	if hooksPath == "" {
-		return map[string]bool{}
-	}
-	data, err := readSmall(hooksPath)
-	if err != nil {
-		return nil
-	}
-	v, ok := parseSettingsJSON(data, false)
-	if !ok {
-		return nil
-	}
-	keys := map[string]bool{}
-	hooks, _ := v["hooks"].(map[string]any)
-	for event, groups := range hooks {
-		list, _ := groups.([]any)
-		for gi, g := range list {
-			group, _ := g.(map[string]any)
-			handlers, _ := group["hooks"].([]any)
-			for hi, h := range handlers {
-				if handler, _ := h.(map[string]any); isRunawayHandler(handler) {
-					label := codexEventLabels[event]
-					if label == "" {
-						label = event
-					}
-					keys[fmt.Sprintf("%s:%s:%d:%d", hooksPath, label, gi, hi)] = true
-				}
-			}
-		}
-	}
-	return keys
-}
-
 // editTouchesHooks judges an edit from its strings alone, when it cannot be
 // tried on the file: it touches runaway's entry (names runaway and hook),
-// sets disableAllHooks, removes the hooks key, or switches Codex hooks off.
-func editTouchesHooks(kind fileKind, path, old, new string) *finding {
+// or what the kind's own rules name (disableAllHooks, hooks switched off…).
+func editTouchesHooks(kind *fileKind, path, old, new string) *finding {
 	both := strings.ToLower(old + "\n" + new)
 	if strings.Contains(both, "runaway") && strings.Contains(both, "hook") {
 		return &finding{action: "edit runaway's hook entry in " + path}
 	}
-	flat := strings.Join(strings.Fields(new), "")
-	flatOld := strings.Join(strings.Fields(old), "")
-	switch kind {
-	case claudeSettings, codexHooks, geminiSettings:
-		if kind == geminiSettings && (strings.Contains(flat, `"enabled":false`) || strings.Contains(flat, `"enableHooks":false`) ||
-			strings.Contains(flat, `"disabled":[`) && strings.Contains(strings.ToLower(flat), `runaway`)) {
-			return &finding{action: "switch Gemini CLI's hooks off in " + path, why: "which switches runaway's hook off"}
-		}
-		if strings.Contains(flat, `"disableAllHooks":true`) {
-			return &finding{action: "set disableAllHooks in " + path, why: "which switches every hook off, runaway's too"}
-		}
-		if strings.Contains(flatOld, `"hooks":`) && !strings.Contains(flat, `"hooks":`) {
-			return &finding{action: "remove the hooks of " + path}
-		}
-		if strings.Contains(new, `"RUNAWAY_`) || strings.Contains(new, `"XDG_STATE_HOME"`) || strings.Contains(new, `"XDG_CONFIG_HOME"`) {
-			return &finding{action: "set runaway's variables in the env of " + path, why: "which changes runaway's limits or where it keeps its files"}
-		}
-	case codexConfig:
-		if strings.Contains(flat, "hooks=false") || strings.Contains(flatOld, "hooks.state") {
-			return &finding{action: "switch Codex's hooks off or change their trust in " + path}
-		}
-	case openCodeConfig:
-		if strings.Contains(new, `"plugin"`) || strings.Contains(flatOld, `"plugin":`) {
-			return &finding{action: "change the plugins of " + path, why: "which run inside OpenCode beside runaway's plugin and can switch it off"}
-		}
+	if kind != nil && kind.edit != nil {
+		return kind.edit(path, old, new)
 	}
 	return nil
 }
@@ -519,7 +260,7 @@ func editTouchesHooks(kind fileKind, path, old, new string) *finding {
 // writeFile judges writing a file: content makes the new text from the old
 // one (ok false: it cannot tell), and fallback judges the change when it
 // cannot.
-func (t *checker) writeFile(p string, content func(old string, exists bool) (string, bool), fallback func(fileKind, string) *finding) *finding {
+func (t *checker) writeFile(p string, content func(old string, exists bool) (string, bool), fallback func(*fileKind, string) *finding) *finding {
 	kind := t.classify(p)
 	switch {
 	case kind == notProtected:

@@ -636,7 +636,7 @@ func (e *shellEnv) Get(name string) expand.Variable {
 		return str(v)
 	}
 	// What the agent's shell most likely sees: the XDG and agent defaults.
-	if d, ok := envDefaults[name]; ok {
+	if d, ok := envDefault(name); ok {
 		if h := e.t.homeDir(); h != "" {
 			return str(filepath.Join(h, d))
 		}

@@ -14,14 +14,16 @@ import (
 // sets runaway's or the agents' folder variables, or a command that would
 // be denied as a tool call, is denied; the rest (PATH, aliases) passes.
 
-// startupFiles are those files, each in the folder a variable names.
+// startupFile is one of those files. An agent's env files are in its row
+// (see agents).
+var startupFile = &fileKind{what: "a file that sets the environment of the next shell or agent run"}
+
+// startupFiles are the shells' start-up files, each in the folder a
+// variable names.
 var startupFiles = []struct{ dirEnv, name string }{
 	{"HOME", ".profile"}, {"HOME", ".bash_profile"}, {"HOME", ".bash_login"}, {"HOME", ".bashrc"},
 	{"HOME", ".zshenv"}, {"HOME", ".zprofile"}, {"HOME", ".zshrc"}, {"HOME", ".zlogin"},
 	{"HOME", ".pam_environment"}, {"XDG_CONFIG_HOME", "fish/config.fish"},
-	{"CODEX_HOME", ".env"},                                // Codex loads it at start
-	{"GEMINI_CLI_HOME", filepath.Join(".gemini", ".env")}, // Gemini CLI, then ~/.env
-	{"HOME", ".env"},
 }
 
 // guardAssignment finds a line that sets one of the variables that change

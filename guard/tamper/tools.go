@@ -153,7 +153,7 @@ func (t *checker) fileTool(tool string, input json.RawMessage) *finding {
 		return applyEdits(old, edits)
 	}
 	// When the edit cannot be tried on the file, judge its strings alone.
-	fallback := func(kind fileKind, path string) *finding {
+	fallback := func(kind *fileKind, path string) *finding {
 		for _, e := range edits {
 			if f := editTouchesHooks(kind, path, e.old, e.new); f != nil {
 				return f

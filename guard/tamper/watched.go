@@ -21,7 +21,7 @@ import (
 type Watched struct {
 	Path string // as the hook's environment names it
 	What string // for people: "runaway's own config"
-	kind fileKind
+	kind *fileKind
 }
 
 // WatchedFiles are runaway's config and program and the agents' settings
@@ -31,7 +31,7 @@ type Watched struct {
 func WatchedFiles(g Guarded) []Watched {
 	t := newChecker(g, "", time.Time{})
 	var out []Watched
-	add := func(p string, k fileKind) {
+	add := func(p string, k *fileKind) {
 		if filepath.IsAbs(p) {
 			out = append(out, Watched{Path: filepath.Clean(p), What: k.noun(), kind: k})
 		}
@@ -40,10 +40,9 @@ func WatchedFiles(g Guarded) []Watched {
 	// The imported prices: zero prices would switch the spend cap off.
 	add(filepath.Join(g.ConfigDir, ownfiles.PricesFileName), ownConfig)
 	add(g.BinPath, ownBinary)
-	for _, f := range settingsFiles {
-		switch f.kind {
-		case claudeSettings, codexHooks, geminiSettings, openCodePlugin:
-			if d := t.envDir(f.dirEnv); d != "" {
+	for _, a := range agents {
+		for _, f := range a.files {
+			if d := t.envDir(f.dirEnv); d != "" && f.kind.watched {
 				add(filepath.Join(d, f.name), f.kind)
 			}
 		}
@@ -66,9 +65,8 @@ func (w Watched) Digest(data []byte) string {
 		}
 		return hex.EncodeToString(h.Sum(nil))
 	}
-	switch w.kind {
-	case claudeSettings, codexHooks, geminiSettings:
-		v, ok := parseSettingsJSON(string(data), w.kind != geminiSettings)
+	if w.kind.hooks {
+		v, ok := parseSettingsJSON(string(data), w.kind.strict)
 		if !ok {
 			return "unreadable"
 		}
