@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
@@ -85,9 +86,12 @@ func (p *SetupPlan) guardedSettings() []string {
 			add("", filepath.Join(filepath.Dir(path), "config.toml"))
 		}
 	}
-	for _, f := range p.Files {
-		if f.Harness != "" && !f.supportFile { // OpenCode's package-lock.json guards nothing
-			add(string(f.Harness), f.Path)
+	for _, e := range p.Files {
+		switch e := e.(type) { // runaway's config and OpenCode's package-lock.json guard nothing
+		case *hookEdit:
+			add(string(e.harness), e.path)
+		case *pluginEdit:
+			add(string(agent.OpenCode), e.path)
 		}
 	}
 	if p.prior != nil {
@@ -102,20 +106,19 @@ func (p *SetupPlan) guardedSettings() []string {
 // the plan's edit of its user settings file. Rules setup added before and
 // no longer wanted go; rules the person had stay theirs.
 func (p *SetupPlan) planAgentRules(on bool) error {
-	i := slices.IndexFunc(p.Files, func(f FileEdit) bool { return f.Harness == "claude" && !f.project })
-	if i < 0 {
+	edit := p.Files.hookEditOf(agent.Claude)
+	if edit == nil {
 		return nil
 	}
-	edit := &p.Files[i]
 	var prior configs.RulesUndo
-	if rec := p.prior.File("claude"); rec != nil && rec.Rules != nil && filepath.Clean(rec.Path) == filepath.Clean(edit.Path) {
+	if rec := p.prior.File(agent.Claude); rec != nil && rec.Rules != nil && filepath.Clean(rec.Path) == filepath.Clean(edit.path) {
 		prior = *rec.Rules
 	}
 	var want []string
 	if on {
 		want = claudeRules(p.paths, p.guardedSettings(), runtime.GOOS)
 	}
-	doc, err := configs.ParseDoc(ownfiles.Tilde(edit.Path), edit.After, true)
+	doc, err := configs.ParseDoc(ownfiles.Tilde(edit.path), edit.after, true)
 	if err != nil {
 		return err
 	}
@@ -139,7 +142,7 @@ func (p *SetupPlan) planAgentRules(on bool) error {
 		// Otherwise what the first setup created still holds the rules.
 		u.Created, u.EmptyInner = added.Created, added.EmptyInner
 	}
-	edit.After = doc.Pack()
+	edit.after = doc.Pack()
 	if len(u.Rules) > 0 {
 		edit.rules = &u
 	}

@@ -3,6 +3,7 @@ package installer
 import (
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
 )
 
 // codexHarness: Codex denies instead of asking, and the person trusts
@@ -25,4 +26,14 @@ var codexHarness = Harness{
 		d.checkCodexStop()
 	},
 	protection: (*doctor).checkCodexSandbox,
+	afterSetup: func(bin string) []string {
+		return []string{
+			"",
+			"Codex runs a new or changed hook only once you trust it. Once, now:",
+			"  1. start codex: it says \"Hooks need review\"",
+			"  2. choose \"Review hooks\" (or type /hooks)",
+			"  3. trust runaway's two entries, named \"" + configs.CodexToolName + "\" and \"" + configs.CodexPromptName + "\" (both run " + ownfiles.Tilde(bin) + " hook codex)",
+			"runaway doctor tells whether it is trusted.",
+		}
+	},
 }

@@ -57,6 +57,14 @@ type Harness struct {
 	// entryPath is the file that wires runaway in when the agent has no
 	// configs.Settings (OpenCode's plugin); nil: none.
 	entryPath func() string
+	// wire plans the edits that wire runaway in (nil: runaway's entries in
+	// the agent's configs.Settings file); unwire plans their inverses from
+	// setup's record (nil: the entries out of that file).
+	wire   func(bin string, prior *InstalledFile, p configs.Platform) (Edits, error)
+	unwire func(prior *InstalledFile) (Edits, error)
+	// afterSetup are the steps only the person can take once setup changed
+	// the agent's settings file, for the wizard's last screen (nil: none).
+	afterSetup func(bin string) []string
 	// doctor are the agent's own doctor checks (nil: "found" or "not
 	// installed" with Why); settingsChecks those of its settings file once
 	// runaway's entries in it are read; protection says how runaway's files

@@ -226,7 +226,7 @@ func TestRemoveAfterSomeoneElseEdited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rm.Files) != 1 || len(rm.Files[0].Warnings) != 1 || !strings.Contains(rm.Files[0].Warnings[0], "changed since setup") {
+	if len(rm.Files) != 1 || len(rm.Files[0].Warnings()) != 1 || !strings.Contains(rm.Files[0].Warnings()[0], "changed since setup") {
 		t.Fatalf("files %+v", rm.Files)
 	}
 	if err := rm.Apply(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
 )
@@ -31,7 +32,7 @@ type SupportFile struct {
 
 // planOpenCodeSetup plans the plugin and, when needed, the lock file and
 // node_modules folder. prior is an earlier setup's record for OpenCode.
-func planOpenCodeSetup(bin string, prior *InstalledFile) (FileEdits, error) {
+func planOpenCodeSetup(bin string, prior *InstalledFile, _ configs.Platform) (Edits, error) {
 	path := configs.OpenCodePluginPath()
 	name := ownfiles.Tilde(path)
 	snap, err := configs.ReadSnapshot(path)
@@ -44,10 +45,9 @@ func planOpenCodeSetup(bin string, prior *InstalledFile) (FileEdits, error) {
 	if err := snap.Writable(); err != nil {
 		return nil, err
 	}
-	plugin := FileEdit{
-		Harness: "opencode", Path: path, Before: snap.Data, After: configs.OpenCodePlugin(bin),
-		snap: snap, own: true, command: bin + " hook opencode", createdFile: !snap.Exists,
-		what: "runaway's OpenCode plugin",
+	plugin := &pluginEdit{
+		fileChange: fileChange{path: path, before: snap.Data, after: configs.OpenCodePlugin(bin), snap: snap, own: true},
+		command:    bin + " hook opencode", createdFile: !snap.Exists,
 	}
 	if !snap.Exists {
 		plugin.createDirs = missingDirs(filepath.Dir(snap.Real))
@@ -57,7 +57,7 @@ func planOpenCodeSetup(bin string, prior *InstalledFile) (FileEdits, error) {
 		plugin.createDirs = mergeDirs(plugin.createDirs, prior.CreatedDirs)
 		plugin.support = prior.Support
 	}
-	edits := FileEdits{plugin}
+	edits := Edits{plugin}
 
 	dir := configs.OpenCodeDir()
 	if stalls, _ := configs.OpenCodeInstallsAtStart(dir); !stalls {
@@ -71,12 +71,12 @@ func planOpenCodeSetup(bin string, prior *InstalledFile) (FileEdits, error) {
 	_, pkgErr := os.Stat(filepath.Join(dir, "package.json"))
 	if lock.Exists || !errors.Is(pkgErr, fs.ErrNotExist) {
 		// The person's (or OpenCode's) own npm files: left as they are.
-		edits[0].Warnings = append(edits[0].Warnings, openCodeStallWarning(dir))
+		plugin.warnings = append(plugin.warnings, openCodeStallWarning(dir))
 		return edits, nil
 	}
-	edit := FileEdit{
-		Harness: "opencode", Path: lockPath, After: configs.OpenCodeLock(), snap: lock, own: true,
-		supportFile: true, createdFile: true, what: "keeps OpenCode from npm-installing at start",
+	edit := &supportEdit{
+		fileChange: fileChange{path: lockPath, after: configs.OpenCodeLock(), snap: lock, own: true},
+		harness:    agent.OpenCode, what: "keeps OpenCode from npm-installing at start",
 	}
 	modules := filepath.Join(dir, "node_modules")
 	if _, err := os.Stat(modules); errors.Is(err, fs.ErrNotExist) {
@@ -104,12 +104,12 @@ func mergeDirs(a, b []string) []string {
 // planOpenCodeRemove deletes runaway's plugin (wherever setup wrote it and
 // where it is now), the files setup created beside it while they are as
 // setup wrote them, and then the folders setup made, when empty.
-func planOpenCodeRemove(prior *InstalledFile) (FileEdits, error) {
+func planOpenCodeRemove(prior *InstalledFile) (Edits, error) {
 	paths := []string{configs.OpenCodePluginPath()}
 	if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(paths[0]) {
 		paths = append([]string{prior.Path}, paths...)
 	}
-	var edits FileEdits
+	var edits Edits
 	for _, path := range paths {
 		snap, err := configs.ReadSnapshot(path)
 		if err != nil {
@@ -124,7 +124,7 @@ func planOpenCodeRemove(prior *InstalledFile) (FileEdits, error) {
 		if err := snap.Writable(); err != nil {
 			return nil, err
 		}
-		edits = append(edits, FileEdit{Harness: "opencode", Path: path, Before: snap.Data, Delete: true, snap: snap})
+		edits = append(edits, &deleteEdit{fileChange{path: path, before: snap.Data, delete: true, snap: snap}, "runaway's OpenCode plugin"})
 	}
 	if prior == nil {
 		return edits, nil
@@ -137,11 +137,11 @@ func planOpenCodeRemove(prior *InstalledFile) (FileEdits, error) {
 		if !snap.Exists {
 			continue
 		}
-		edit := FileEdit{Harness: "opencode", Path: s.Path, Before: snap.Data, Delete: true, snap: snap, supportFile: true}
+		edit := &deleteEdit{fileChange{path: s.Path, before: snap.Data, delete: true, snap: snap}, "setup created it; nothing else is in it"}
 		if HashBytes(snap.Data) != s.SHA256 {
 			// npm (or the person) made it theirs: it stays.
-			edit.Delete, edit.After = false, snap.Data
-			edit.Warnings = append(edit.Warnings, fmt.Sprintf("%s changed since setup wrote it (an npm install?); it stays", ownfiles.Tilde(s.Path)))
+			edit.delete, edit.after = false, snap.Data
+			edit.warnings = append(edit.warnings, fmt.Sprintf("%s changed since setup wrote it (an npm install?); it stays", ownfiles.Tilde(s.Path)))
 		}
 		edits = append(edits, edit)
 	}
@@ -149,10 +149,60 @@ func planOpenCodeRemove(prior *InstalledFile) (FileEdits, error) {
 		return nil, nil
 	}
 	// The folders go last, deepest first, and only when empty.
-	last := &edits[len(edits)-1]
-	last.removeDirs = prior.CreatedDirs
+	edits[len(edits)-1].change().removeDirs = prior.CreatedDirs
 	return edits, nil
 }
+
+// pluginEdit writes runaway's OpenCode plugin; its record lists the files
+// setup creates beside it (supportEdit).
+type pluginEdit struct {
+	fileChange
+	createdFile bool
+	command     string
+	support     []SupportFile // an earlier setup's
+}
+
+func (e *pluginEdit) Describe() string { return e.describeAs("runaway's OpenCode plugin") }
+
+func (e *pluginEdit) record(rec *Installed) {
+	rec.put(InstalledFile{
+		Harness: agent.OpenCode, Path: e.path, Command: e.command, SHA256: HashBytes(e.after),
+		CreatedFile: e.createdFile, CreatedDirs: e.createDirs, Support: e.support,
+	})
+}
+
+// supportEdit creates a file beside a harness's entry (OpenCode's
+// package-lock.json), recorded in that entry's Support with its hash.
+type supportEdit struct {
+	fileChange
+	harness agent.ID
+	what    string
+}
+
+func (e *supportEdit) Describe() string { return e.describeAs(e.what) }
+
+func (e *supportEdit) record(rec *Installed) {
+	if entry := rec.File(e.harness); entry != nil {
+		entry.Support = append(entry.Support, SupportFile{Path: e.path, SHA256: HashBytes(e.after)})
+		entry.CreatedDirs = mergeDirs(entry.CreatedDirs, append(e.createDirs, e.extraDirs...))
+	}
+}
+
+// deleteEdit deletes a file setup created (the inverse of pluginEdit and
+// supportEdit), or keeps it when someone changed it since.
+type deleteEdit struct {
+	fileChange
+	what string // why it goes
+}
+
+func (e *deleteEdit) Describe() string {
+	if !e.delete {
+		return "keep " + ownfiles.Tilde(e.path) + " (changed since setup created it)"
+	}
+	return "delete " + ownfiles.Tilde(e.path) + " (" + e.what + ")"
+}
+
+func (e *deleteEdit) record(*Installed) {}
 
 // isOpenCodePluginOf reports whether data is runaway's plugin as this
 // runaway writes it for bin.

@@ -14,5 +14,7 @@ var openCodeHarness = Harness{
 	Why:       "runaway's plugin in OpenCode's plugin folder runs it before every tool call and model request, with OpenCode's own spend; a plugin cannot ask you, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you, and at the cap the session ends before its next model request. opencode --pure runs without plugins, runaway's included.",
 	dirs:      func(home string) []string { return []string{filepath.Join(home, ".opencode", "bin", "opencode")} },
 	entryPath: configs.OpenCodePluginPath,
+	wire:      planOpenCodeSetup,
+	unwire:    planOpenCodeRemove,
 	doctor:    (*doctor).checkOpenCode,
 }

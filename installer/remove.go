@@ -29,7 +29,7 @@ type RemoveOptions struct {
 
 // RemovePlan is what remove will do; nothing is written until Apply.
 type RemovePlan struct {
-	Files FileEdits
+	Files Edits
 	// PurgePaths are deleted too (with --purge), in this order.
 	PurgePaths []string
 
@@ -71,48 +71,24 @@ func PlanRemove(opts RemoveOptions) (*RemovePlan, error) {
 		}
 	}
 	if len(p.harnesses) == 0 && opts.Project == "" {
-		for _, h := range Harnesses {
-			if _, ok := configs.SettingsFor(h.ID); ok || h.ID == "opencode" {
-				p.harnesses = append(p.harnesses, h.ID)
-			}
+		for _, h := range Wired() {
+			p.harnesses = append(p.harnesses, h.ID)
 		}
 	}
 	for _, id := range p.harnesses {
-		if _, ok := HarnessByID(id); !ok {
+		h, ok := HarnessByID(id)
+		if !ok {
 			return nil, &OptionError{fmt.Sprintf("unknown harness %q (known: %s)", id, knownIDs())}
 		}
-		if id == "opencode" {
-			edits, err := planOpenCodeRemove(rec.File(id))
-			if err != nil {
-				return nil, err
-			}
-			p.Files = append(p.Files, edits...)
-			continue
+		unwire := h.unwire
+		if unwire == nil {
+			unwire = unwireSettings(id)
 		}
-		sf, ok := configs.SettingsFor(id)
-		if !ok {
-			continue
+		edits, err := unwire(rec.File(id))
+		if err != nil {
+			return nil, err
 		}
-		files := []configs.SettingsFile{sf}
-		prior := rec.File(id)
-		if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(sf.Path) {
-			old := sf
-			old.Path = prior.Path
-			files = append([]configs.SettingsFile{old}, files...)
-		}
-		for _, f := range files {
-			var undo *InstalledFile
-			if prior != nil && filepath.Clean(prior.Path) == filepath.Clean(f.Path) {
-				undo = prior
-			}
-			edit, err := planHookRemove(f, undo)
-			if err != nil {
-				return nil, err
-			}
-			if edit.Changed() {
-				p.Files = append(p.Files, edit)
-			}
-		}
+		p.Files = append(p.Files, edits...)
 	}
 	for _, path := range p.projects {
 		sf := configs.ClaudeProjectFile(path)
@@ -120,7 +96,7 @@ func PlanRemove(opts RemoveOptions) (*RemovePlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if edit.Changed() {
+		if edit != nil && edit.Changed() {
 			p.Files = append(p.Files, edit)
 		}
 	}
@@ -144,39 +120,74 @@ func purgedBinary(def string, rec *Installed) string {
 	return rec.Binary
 }
 
-// planHookRemove takes runaway's entries out of one settings file.
-func planHookRemove(sf configs.SettingsFile, prior *InstalledFile) (FileEdit, error) {
+// unwireSettings is the inverse of the hook entries setup wrote into a
+// harness's settings file: runaway's entries come out of the file setup
+// recorded and of the harness's current one, when they differ (its
+// config folder moved). A harness without a settings file has none.
+func unwireSettings(id agent.ID) func(prior *InstalledFile) (Edits, error) {
+	return func(prior *InstalledFile) (Edits, error) {
+		sf, ok := configs.SettingsFor(id)
+		if !ok {
+			return nil, nil
+		}
+		files := []configs.SettingsFile{sf}
+		if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(sf.Path) {
+			old := sf
+			old.Path = prior.Path
+			files = append([]configs.SettingsFile{old}, files...)
+		}
+		var out Edits
+		for _, f := range files {
+			var undo *InstalledFile
+			if prior != nil && filepath.Clean(prior.Path) == filepath.Clean(f.Path) {
+				undo = prior
+			}
+			edit, err := planHookRemove(f, undo)
+			if err != nil {
+				return nil, err
+			}
+			if edit != nil && edit.Changed() {
+				out = append(out, edit)
+			}
+		}
+		return out, nil
+	}
+}
+
+// planHookRemove takes runaway's entries out of one settings file: nil
+// when the file is not there.
+func planHookRemove(sf configs.SettingsFile, prior *InstalledFile) (*unhookEdit, error) {
 	name := ownfiles.Tilde(sf.Path)
 	doc, snap, err := sf.Read(name)
 	if err != nil || !snap.Exists {
-		return FileEdit{}, err
+		return nil, err
 	}
 	// The deny rules go first: setup added them after the entry.
 	rules := 0
 	if prior != nil && prior.Rules != nil {
 		if rules, err = doc.RemoveDenyRules(*prior.Rules); err != nil {
-			return FileEdit{}, err
+			return nil, err
 		}
 	}
 	n, err := doc.RemoveHooks(prior.AllUndos())
 	if err != nil {
-		return FileEdit{}, err
+		return nil, err
 	}
-	edit := FileEdit{Harness: sf.Harness, Path: sf.Path, Before: snap.Data, After: snap.Data, snap: snap}
+	edit := &unhookEdit{fileChange{path: sf.Path, before: snap.Data, after: snap.Data, snap: snap}}
 	if n == 0 && rules == 0 {
 		return edit, nil
 	}
 	if err := snap.Writable(); err != nil {
-		return FileEdit{}, err
+		return nil, err
 	}
-	edit.After = doc.Pack()
+	edit.after = doc.Pack()
 	if prior != nil {
 		if prior.SHA256 != HashBytes(snap.Data) {
-			edit.Warnings = append(edit.Warnings, fmt.Sprintf("%s changed since setup; only runaway's entries were taken out", name))
+			edit.warnings = append(edit.warnings, fmt.Sprintf("%s changed since setup; only runaway's entries were taken out", name))
 		}
-		if len(edit.After) == 0 && prior.CreatedFile {
-			edit.Delete = true
-			edit.createDirs = prior.CreatedDirs
+		if len(edit.after) == 0 && prior.CreatedFile {
+			edit.delete = true
+			edit.removeDirs = prior.CreatedDirs
 		}
 	}
 	return edit, nil
@@ -192,16 +203,11 @@ func (p *RemovePlan) Empty() bool { return len(p.Files) == 0 && len(p.PurgePaths
 // Apply removes the entries, then updates or deletes setup's record, then
 // (with --purge) deletes the binary, the config and the state folder.
 func (p *RemovePlan) Apply() error {
-	if err := preflight(p.Files); err != nil {
+	if err := p.Files.check(); err != nil {
 		return err
 	}
-	for _, f := range p.Files {
-		if err := f.write(); err != nil {
-			return err
-		}
-		if !f.Delete {
-			dropBackupIfSame(f.snap.Real, f.After)
-		}
+	if err := writeRemoval(p.Files); err != nil {
+		return err
 	}
 	if p.rec != nil {
 		for _, id := range p.harnesses {
@@ -226,6 +232,21 @@ func (p *RemovePlan) Apply() error {
 		}
 		if path == p.paths.Config {
 			os.Remove(filepath.Dir(path)) // only when empty
+		}
+	}
+	return nil
+}
+
+// writeRemoval writes remove's edits; a file given back its bytes from
+// before setup loses setup's backup of them.
+func writeRemoval(edits Edits) error {
+	for _, e := range edits {
+		c := e.change()
+		if err := c.write(); err != nil {
+			return err
+		}
+		if !c.delete {
+			dropBackupIfSame(c.snap.Real, c.after)
 		}
 	}
 	return nil
@@ -259,17 +280,8 @@ func (p *RemovePlan) Summary() []string {
 	if len(p.Files) == 0 {
 		out = append(out, "  no runaway entries found in the agents' settings files")
 	}
-	for _, f := range p.Files {
-		line := "  edit " + ownfiles.Tilde(f.Path) + " (take out runaway's entries)"
-		switch {
-		case f.Delete && f.Harness == "opencode" && !f.supportFile:
-			line = "  delete " + ownfiles.Tilde(f.Path) + " (runaway's OpenCode plugin)"
-		case f.Delete:
-			line = "  delete " + ownfiles.Tilde(f.Path) + " (setup created it; nothing else is in it)"
-		case !f.Changed():
-			line = "  keep " + ownfiles.Tilde(f.Path) + " (changed since setup created it)"
-		}
-		out = append(out, line)
+	for _, e := range p.Files {
+		out = append(out, "  "+e.Describe())
 	}
 	for _, path := range p.PurgePaths {
 		out = append(out, "  delete "+ownfiles.Tilde(path))

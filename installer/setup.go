@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pmezard/go-difflib/difflib"
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
@@ -59,78 +57,6 @@ type SetupOptions struct {
 	Platform *configs.Platform
 }
 
-// FileEdit is one file a plan writes, with its bytes before and after.
-type FileEdit struct {
-	Harness agent.ID // "" for runaway's config
-	Path    string
-	Before  []byte
-	After   []byte
-	// Delete: remove the file instead of writing After (remove only).
-	Delete bool
-	// Warnings about the file that the person should read.
-	Warnings []string
-
-	snap        configs.Snapshot
-	own         bool // runaway's own file: no backup
-	project     bool // a project's settings file, not the harness's user file
-	createDirs  []string
-	createdFile bool
-	undos       []configs.Undo
-	rules       *configs.RulesUndo // Claude Code deny rules setup added
-	command     string
-	// what the file is for people, when not a settings file's hook entry.
-	what string
-	// supportFile: a file setup creates beside a harness's entry (OpenCode's
-	// package-lock.json), recorded in that entry's Support; support is the
-	// entry's earlier record of them.
-	supportFile bool
-	support     []SupportFile
-	// extraDirs are folders setup makes beside the file (OpenCode's
-	// node_modules); removeDirs are the folders remove takes away after the
-	// file, when empty.
-	extraDirs  []string
-	removeDirs []string
-}
-
-// Changed reports whether applying the edit changes anything.
-func (f FileEdit) Changed() bool {
-	return f.Delete || !bytes.Equal(f.Before, f.After)
-}
-
-// Diff is the edit as a unified diff ("" when nothing changes).
-func (f FileEdit) Diff() string {
-	if !f.Changed() {
-		return ""
-	}
-	name := ownfiles.Tilde(f.Path)
-	from, to := name, name
-	if !f.snap.Exists {
-		from = "/dev/null"
-	}
-	after := f.After
-	if f.Delete {
-		to, after = "/dev/null", nil
-	}
-	text, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: diffLines(f.Before), B: diffLines(after),
-		FromFile: from, ToFile: to, Context: 3,
-	})
-	return text
-}
-
-func diffLines(b []byte) []string {
-	s := strings.ReplaceAll(string(b), "\r\n", "\n")
-	if s == "" {
-		return nil
-	}
-	lines := strings.SplitAfter(s, "\n")
-	if lines[len(lines)-1] == "" {
-		return lines[:len(lines)-1]
-	}
-	lines[len(lines)-1] += "\n\\ No newline at end of file\n"
-	return lines
-}
-
 // SetupPlan is what setup will do; nothing is written until Apply.
 type SetupPlan struct {
 	Agents []Found
@@ -140,7 +66,7 @@ type SetupPlan struct {
 	// wire into, with the reason in their Why.
 	NotWired []Found
 	Binary   BinaryStep
-	Files    FileEdits // runaway's config first, then one per harness
+	Files    Edits // runaway's config first, then each harness's files
 	// Todo is what the person must still do afterwards.
 	Todo []string
 	// Project is the project settings file wired too ("" without --project).
@@ -235,16 +161,19 @@ func PlanSetup(opts SetupOptions) (*SetupPlan, error) {
 	return p, nil
 }
 
-// planWire plans the files that wire one harness: its settings file's hook
-// entry, or OpenCode's plugin.
-func planWire(h Harness, bin string, prior *InstalledFile, platform configs.Platform) (FileEdits, error) {
-	if h.ID == "opencode" {
-		return planOpenCodeSetup(bin, prior)
+// planWire plans the files that wire one harness: the hook entry in its
+// settings file, unless the harness wires itself another way (its wire).
+func planWire(h Harness, bin string, prior *InstalledFile, platform configs.Platform) (Edits, error) {
+	if h.wire != nil {
+		return h.wire(bin, prior, platform)
 	}
 	sf, _ := configs.SettingsFor(h.ID)
 	sf.Platform = platform
 	edit, err := planHookInsert(sf, bin, prior)
-	return FileEdits{edit}, err
+	if err != nil {
+		return nil, err
+	}
+	return Edits{edit}, nil
 }
 
 // OptionError is a limit that makes no sense; the hook would ignore it.
@@ -313,12 +242,12 @@ func configSettings(opts SetupOptions) []configs.ConfigSetting {
 // planConfig writes the given limits into runaway's config: a new file
 // from the commented template (the cap always in it), or only the given
 // fields of an existing one, with the same byte-preserving editor.
-func planConfig(path string, opts SetupOptions) (FileEdit, error) {
+func planConfig(path string, opts SetupOptions) (*configEdit, error) {
 	snap, err := configs.ReadSnapshot(path)
 	if err != nil {
-		return FileEdit{}, err
+		return nil, err
 	}
-	edit := FileEdit{Path: path, Before: snap.Data, After: snap.Data, snap: snap, own: true}
+	edit := &configEdit{fileChange{path: path, before: snap.Data, after: snap.Data, snap: snap, own: true}}
 	settings := configSettings(opts)
 	doc, err := configs.ParseDoc(ownfiles.Tilde(path), snap.Data, false)
 	if err != nil {
@@ -333,39 +262,38 @@ func planConfig(path string, opts SetupOptions) (FileEdit, error) {
 			opts.Limits["session_cap_usd"] = float64(configs.DefaultSessionCapUSD)
 			settings = configSettings(opts)
 		}
-		edit.After = configs.NewConfig(settings)
+		edit.after = configs.NewConfig(settings)
 		edit.createDirs = missingDirs(filepath.Dir(path))
 		return edit, nil
 	}
 	configs.SetConfig(doc, settings)
-	edit.After = doc.Pack()
+	edit.after = doc.Pack()
 	return edit, nil
 }
 
 // planHookInsert puts runaway's entry into one harness's settings file.
-func planHookInsert(sf configs.SettingsFile, bin string, prior *InstalledFile) (FileEdit, error) {
+func planHookInsert(sf configs.SettingsFile, bin string, prior *InstalledFile) (*hookEdit, error) {
 	name := ownfiles.Tilde(sf.Path)
 	doc, snap, err := sf.Read(name)
 	if err != nil {
-		return FileEdit{}, err
+		return nil, err
 	}
 	if err := snap.Writable(); err != nil {
-		return FileEdit{}, err
+		return nil, err
 	}
 	var undos []configs.Undo
 	var command string
 	for _, spec := range sf.Specs(bin) {
 		u, err := doc.SetHook(spec)
 		if err != nil {
-			return FileEdit{}, err
+			return nil, err
 		}
 		undos = append(undos, u)
 		command = spec.Command
 	}
-	edit := FileEdit{
-		Harness: sf.Harness, Path: sf.Path, Before: snap.Data, After: doc.Pack(),
-		Warnings: sf.Warnings(name, doc), snap: snap, command: command,
-		createdFile: !snap.Exists,
+	edit := &hookEdit{
+		fileChange: fileChange{path: sf.Path, before: snap.Data, after: doc.Pack(), snap: snap, warnings: sf.Warnings(name, doc)},
+		harness:    sf.Harness, command: command, createdFile: !snap.Exists,
 	}
 	if !snap.Exists {
 		edit.createDirs = missingDirs(filepath.Dir(snap.Real))
@@ -420,29 +348,6 @@ func missingDirs(dir string) []string {
 	}
 }
 
-// FileEdits are a plan's file edits, in the order they are applied.
-type FileEdits []FileEdit
-
-// Diff is every edit as one unified diff ("" when nothing changes).
-func (fs FileEdits) Diff() string {
-	var b strings.Builder
-	for _, f := range fs {
-		b.WriteString(f.Diff())
-	}
-	return b.String()
-}
-
-// warningLines are the edits' warnings, for a plan's summary.
-func (fs FileEdits) warningLines() []string {
-	var out []string
-	for _, f := range fs {
-		for _, w := range f.Warnings {
-			out = append(out, "warning: "+w)
-		}
-	}
-	return out
-}
-
 // Diff is every file edit as one unified diff.
 func (p *SetupPlan) Diff() string { return p.Files.Diff() }
 
@@ -454,7 +359,7 @@ func (p *SetupPlan) Empty() bool { return p.Binary.Skip && p.Diff() == "" }
 // last the record of what was written. A file that changed since the plan
 // read it is not written.
 func (p *SetupPlan) Apply() error {
-	if err := preflight(p.Files); err != nil {
+	if err := p.Files.check(); err != nil {
 		return err
 	}
 	if err := p.Binary.apply(); err != nil {
@@ -466,90 +371,17 @@ func (p *SetupPlan) Apply() error {
 	}
 	rec.Binary, rec.Config = p.paths.Bin, p.paths.Config
 	var firstErr error
-	for _, f := range p.Files {
-		if err := f.write(); err != nil {
+	for _, e := range p.Files {
+		if err := e.change().write(); err != nil {
 			firstErr = err
 			break
 		}
-		switch {
-		case f.supportFile:
-			if entry := rec.File(f.Harness); entry != nil {
-				entry.Support = append(entry.Support, SupportFile{Path: f.Path, SHA256: HashBytes(f.After)})
-				entry.CreatedDirs = mergeDirs(entry.CreatedDirs, append(f.createDirs, f.extraDirs...))
-			}
-		case f.Harness != "":
-			rec.put(InstalledFile{
-				Harness: f.Harness, Path: f.Path, Project: f.project, Command: f.command, SHA256: HashBytes(f.After),
-				CreatedFile: f.createdFile, CreatedDirs: f.createDirs, Undos: f.undos, Rules: f.rules, Support: f.support,
-			})
-		}
+		e.record(rec)
 	}
 	if err := rec.write(p.paths.Installed); err != nil && firstErr == nil {
 		firstErr = fmt.Errorf("recording the setup in %s: %w", ownfiles.Tilde(p.paths.Installed), err)
 	}
 	return firstErr
-}
-
-// preflight checks, before anything is written, that every file to change
-// can be written and is still what the plan read.
-func preflight(files FileEdits) error {
-	for _, f := range files {
-		if !f.Changed() {
-			continue
-		}
-		if err := f.snap.Writable(); err != nil {
-			return err
-		}
-		if changed, err := f.snap.Changed(); err != nil {
-			return err
-		} else if changed {
-			return fmt.Errorf("%s changed since the plan was made; nothing was written", ownfiles.Tilde(f.Path))
-		}
-	}
-	return nil
-}
-
-// write applies one edit.
-func (f FileEdit) write() error {
-	if !f.Changed() {
-		removeEmptyDirs(f.removeDirs)
-		return nil
-	}
-	if f.Delete {
-		if err := configs.RemoveFile(f.snap); err != nil {
-			return fmt.Errorf("removing %s: %w", ownfiles.Tilde(f.Path), err)
-		}
-		removeEmptyDirs(append(f.createDirs, f.removeDirs...))
-		return nil
-	}
-	for _, d := range slices.Backward(f.createDirs) {
-		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("creating %s: %w", ownfiles.Tilde(d), err)
-		}
-	}
-	write := configs.WriteFile
-	if f.own {
-		write = configs.WriteOwnFile
-	}
-	if err := write(f.snap, f.After); err != nil {
-		return fmt.Errorf("writing %s: %w", ownfiles.Tilde(f.Path), err)
-	}
-	for _, d := range f.extraDirs {
-		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("creating %s: %w", ownfiles.Tilde(d), err)
-		}
-	}
-	return nil
-}
-
-// removeEmptyDirs removes the folders, deepest first, each only when empty:
-// a folder someone put something in stays.
-func removeEmptyDirs(dirs []string) {
-	dirs = slices.Clone(dirs)
-	slices.SortStableFunc(dirs, func(a, b string) int { return len(b) - len(a) })
-	for _, d := range dirs {
-		os.Remove(d)
-	}
 }
 
 // Summary describes the plan in lines for a person: the agents found, the
@@ -575,30 +407,6 @@ func (p *SetupPlan) Summary() []string {
 		out = append(out, "  "+l)
 	}
 	return append(out, p.Files.warningLines()...)
-}
-
-func (f FileEdit) describe() string {
-	name := ownfiles.Tilde(f.Path)
-	what := "runaway's config"
-	if f.Harness != "" {
-		h, _ := HarnessByID(f.Harness)
-		what = h.Name + "'s hook entry"
-		if f.rules != nil {
-			what += fmt.Sprintf(" and %d deny rules for runaway's files", len(f.rules.Rules))
-		}
-	}
-	if f.what != "" {
-		what = f.what
-	}
-	switch {
-	case f.Delete:
-		return "delete " + name + " (setup created it)"
-	case !f.Changed():
-		return name + ": unchanged"
-	case !f.snap.Exists:
-		return "create " + name + " (" + what + ")"
-	}
-	return "edit " + name + " (" + what + ")"
 }
 
 // onPath reports whether dir is one of the folders of path (a PATH value).

@@ -70,10 +70,10 @@ type SystemRecord struct {
 // SystemPlan is a system setup: nothing is written until Apply.
 type SystemPlan struct {
 	Layout sysmode.Layout
-	Config FileEdit
+	Config *configEdit
 	// Managed are the agents' managed files (Codex's requirements.toml
-	// block in Block).
-	Managed FileEdits
+	// block in Block), each a *hookEdit.
+	Managed Edits
 
 	opts  SystemOptions
 	exe   string
@@ -133,29 +133,29 @@ func (p *SystemPlan) priorFile(harness agent.ID) *InstalledFile {
 	return nil
 }
 
-func (p *SystemPlan) planManaged(mf configs.ManagedFile) (FileEdit, error) {
+func (p *SystemPlan) planManaged(mf configs.ManagedFile) (*hookEdit, error) {
 	if err := noLinks(p.Layout, mf.Path); err != nil {
-		return FileEdit{}, err
+		return nil, err
 	}
 	bin := p.Layout.Bin()
 	if !mf.TOML {
 		mf.Platform = configs.Platform{OS: p.Layout.GOOS, ClaudeExecForm: true, NoShell: true}
 		edit, err := planHookInsert(mf.SettingsFile, bin, p.priorFile(mf.Harness))
 		if err == nil && p.opts.ManagedOnly && mf.Harness == "claude" && mf.Own {
-			edit.After = withManagedOnly(edit.After)
+			edit.after = withManagedOnly(edit.after)
 		}
 		return edit, err
 	}
 	snap, err := configs.ReadSnapshot(mf.Path)
 	if err != nil {
-		return FileEdit{}, err
+		return nil, err
 	}
 	after, err := configs.AddTOMLBlock(snap.Data, configs.CodexRequirementsBlock(bin, p.opts.ManagedOnly))
 	if err != nil {
-		return FileEdit{}, err
+		return nil, err
 	}
-	edit := FileEdit{Harness: mf.Harness, Path: mf.Path, Before: snap.Data, After: after, snap: snap,
-		createdFile: !snap.Exists, what: "Codex's managed hooks"}
+	edit := &hookEdit{fileChange: fileChange{path: mf.Path, before: snap.Data, after: after, snap: snap},
+		harness: mf.Harness, createdFile: !snap.Exists, what: "Codex's managed hooks"}
 	if !snap.Exists {
 		edit.createDirs = missingDirs(filepath.Dir(mf.Path))
 	}
@@ -205,18 +205,18 @@ func (p *SystemPlan) Steps() []string {
 	out := []string{
 		fmt.Sprintf("group %s (the state folder's; the program is setgid to it)", l.Group()),
 		fmt.Sprintf("install %s (root-owned, setgid %s)", l.Bin(), l.Group()),
-		p.Config.describe(),
+		p.Config.Describe(),
 		fmt.Sprintf("state folder %s (root:%s, writable by that group only)", l.StateDir(), l.Group()),
 	}
-	for _, f := range p.Managed {
-		out = append(out, f.describe())
+	for _, e := range p.Managed {
+		out = append(out, e.Describe())
 	}
 	return append(out, "record "+l.RecordFile())
 }
 
 // Diff is the config's and the managed files' edits.
 func (p *SystemPlan) Diff() string {
-	return append(FileEdits{p.Config}, p.Managed...).Diff()
+	return append(Edits{p.Config}, p.Managed...).Diff()
 }
 
 // Apply makes the system install. It stops at the first error; running
@@ -245,10 +245,10 @@ func (p *SystemPlan) Apply() error {
 		return err
 	}
 	if p.prior == nil && p.Config.snap.Exists {
-		before := string(p.Config.Before)
+		before := string(p.Config.before)
 		rec.ConfigBefore = &before
 	}
-	if err := ownfiles.WriteFile(l.ConfigFile(), p.Config.After, 0o644, ownfiles.Durable); err != nil {
+	if err := ownfiles.WriteFile(l.ConfigFile(), p.Config.after, 0o644, ownfiles.Durable); err != nil {
 		return fmt.Errorf("writing %s: %w", l.ConfigFile(), err)
 	}
 	if err := p.makeState(gid, rec); err != nil {
@@ -260,13 +260,14 @@ func (p *SystemPlan) Apply() error {
 	if err := p.installProgram(gid); err != nil {
 		return err
 	}
-	for _, f := range p.Managed {
+	for _, e := range p.Managed {
+		f := e.(*hookEdit)
 		if err := f.write(); err != nil {
 			return err
 		}
 		// The agents run as their users: they must read the file and
 		// its folders, and nobody but root write them.
-		if err := os.Chmod(f.Path, 0o644); err != nil {
+		if err := os.Chmod(f.path, 0o644); err != nil {
 			return err
 		}
 		for _, d := range f.createDirs {
@@ -274,10 +275,7 @@ func (p *SystemPlan) Apply() error {
 				return err
 			}
 		}
-		rec.putManaged(InstalledFile{
-			Harness: f.Harness, Path: f.Path, Command: f.command, SHA256: HashBytes(f.After),
-			CreatedFile: f.createdFile, CreatedDirs: f.createDirs, Undos: f.undos,
-		})
+		rec.putManaged(f.installed())
 		if err := save(); err != nil {
 			return err
 		}
@@ -394,7 +392,7 @@ func writeSystemRecord(path string, r *SystemRecord) error {
 // SystemRemovePlan is the exact inverse of a system setup.
 type SystemRemovePlan struct {
 	Layout  sysmode.Layout
-	Managed FileEdits
+	Managed Edits
 	rec     *SystemRecord
 	opts    SystemOptions
 }
@@ -427,26 +425,28 @@ func PlanSystemRemove(o SystemOptions) (*SystemRemovePlan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", mf.Path, err)
 		}
-		p.Managed = append(p.Managed, edit)
+		if edit != nil {
+			p.Managed = append(p.Managed, edit)
+		}
 	}
 	return p, nil
 }
 
-func planManagedRemove(mf configs.ManagedFile, prior *InstalledFile) (FileEdit, error) {
+func planManagedRemove(mf configs.ManagedFile, prior *InstalledFile) (*unhookEdit, error) {
 	if !mf.TOML {
 		return planHookRemove(mf.SettingsFile, prior)
 	}
 	snap, err := configs.ReadSnapshot(mf.Path)
 	if err != nil || !snap.Exists {
-		return FileEdit{}, err
+		return nil, err
 	}
 	after, _, err := configs.CutTOMLBlock(snap.Data)
 	if err != nil {
-		return FileEdit{}, err
+		return nil, err
 	}
-	edit := FileEdit{Harness: mf.Harness, Path: mf.Path, Before: snap.Data, After: after, snap: snap, what: "Codex's managed hooks"}
+	edit := &unhookEdit{fileChange{path: mf.Path, before: snap.Data, after: after, snap: snap}}
 	if len(after) == 0 && prior.CreatedFile {
-		edit.Delete, edit.createDirs = true, prior.CreatedDirs
+		edit.delete, edit.removeDirs = true, prior.CreatedDirs
 	}
 	return edit, nil
 }
@@ -455,8 +455,8 @@ func planManagedRemove(mf configs.ManagedFile, prior *InstalledFile) (FileEdit, 
 func (p *SystemRemovePlan) Steps() []string {
 	l := p.Layout
 	var out []string
-	for _, f := range p.Managed {
-		out = append(out, f.describe())
+	for _, e := range p.Managed {
+		out = append(out, e.Describe())
 	}
 	out = append(out, "delete "+l.Bin())
 	if p.rec.StateCreated {
@@ -480,13 +480,8 @@ func (p *SystemRemovePlan) Diff() string { return p.Managed.Diff() }
 // stopped half way can be run again.
 func (p *SystemRemovePlan) Apply() error {
 	l := p.Layout
-	for _, f := range p.Managed {
-		if err := f.write(); err != nil {
-			return err
-		}
-		if !f.Delete {
-			dropBackupIfSame(f.snap.Real, f.After)
-		}
+	if err := writeRemoval(p.Managed); err != nil {
+		return err
 	}
 	if err := os.Remove(l.Bin()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

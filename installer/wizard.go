@@ -434,8 +434,8 @@ func (p *SetupPlan) Steps() []string {
 	default:
 		out = append(out, "install "+ownfiles.Tilde(p.Binary.To)+" (copy of "+ownfiles.Tilde(p.Binary.From)+")")
 	}
-	for _, f := range p.Files {
-		out = append(out, f.describe())
+	for _, e := range p.Files {
+		out = append(out, e.Describe())
 	}
 	return out
 }
@@ -452,19 +452,8 @@ func (p *SetupPlan) AfterSetup() []string {
 		out = append(out, "  "+l)
 	}
 	for _, h := range p.Wire {
-		if h.ID != "codex" {
-			continue
-		}
-		for _, f := range p.Files {
-			if f.Harness == "codex" && f.Changed() {
-				out = append(out,
-					"",
-					"Codex runs a new or changed hook only once you trust it. Once, now:",
-					"  1. start codex: it says \"Hooks need review\"",
-					"  2. choose \"Review hooks\" (or type /hooks)",
-					"  3. trust runaway's two entries, named \""+configs.CodexToolName+"\" and \""+configs.CodexPromptName+"\" (both run "+ownfiles.Tilde(p.paths.Bin)+" hook codex)",
-					"runaway doctor tells whether it is trusted.")
-			}
+		if e := p.Files.hookEditOf(h.ID); h.afterSetup != nil && e != nil && e.Changed() {
+			out = append(out, h.afterSetup(p.paths.Bin)...)
 		}
 	}
 	return out
