@@ -130,13 +130,12 @@ func firstLineHas(path string, needle []byte) (has, complete bool) {
 
 // skipTypes are line types that never carry usage or tool results. Claude
 // Code writes "type" first on these lines, so they are passed over after a
-// look at their first bytes; other lines are walked once.
-var skipTypes = []string{"file-history-snapshot", "progress", "system", "summary", "queue-operation",
+// look at their first bytes; other lines are walked once. ("system" is not
+// among them: a compaction's boundary is a system line.)
+var skipTypes = []string{"file-history-snapshot", "progress", "summary", "queue-operation",
 	"attachment", "api-request-blob", "api-request", "api-request-shape", "cost-state", "last-prompt", "tools-used"}
 
 var typePrefix = []byte(`{"type":"`)
-
-var usageKey = []byte(`"usage"`)
 
 // claudeBlock is what a content block says, as far as a reader cares.
 type claudeBlock struct {
@@ -146,18 +145,11 @@ type claudeBlock struct {
 
 // claudeLine handles one line of a Claude Code transcript in one pass: the
 // fields it needs are picked out while walking, everything else (message
-// text, thinking, tool output) is skipped at memchr speed.
+// text, thinking, tool output) is skipped at memchr speed. The one walk is
+// the whole cost of a line: a search of the line for a key first ("usage")
+// costs more than the walk, since the strings the walk skips with memchr a
+// substring search goes through byte by byte.
 func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
-	if sink.Response != nil && bytes.Contains(line, compactBoundary) {
-		claudeCompaction(line, file, fp, sink)
-		return
-	}
-	if sink.ToolResult == nil && sink.ToolCall == nil && !bytes.Contains(line, usageKey) {
-		// A read for responses only (a report): a line without a usage
-		// object carries nothing it wants. A string cannot hide the key:
-		// its quotes would be escaped.
-		return
-	}
 	if bytes.HasPrefix(line, typePrefix) {
 		rest := line[len(typePrefix):]
 		for _, t := range skipTypes {
@@ -166,7 +158,7 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 			}
 		}
 	}
-	var typ, reqID, ts, id, model, usage, decision []byte
+	var typ, subtype, reqID, ts, uuid, compact, id, model, usage, decision []byte
 	var blocksBuf [4]claudeBlock
 	blocks := blocksBuf[:0]
 	wantBlocks := sink.ToolCall != nil || sink.ToolResult != nil
@@ -238,6 +230,12 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 			reqID, end, err = span(line, v)
 		case "timestamp":
 			ts, end, err = span(line, v)
+		case "subtype":
+			subtype, end, err = span(line, v)
+		case "uuid":
+			uuid, end, err = span(line, v)
+		case "compactMetadata":
+			compact, end, err = span(line, v)
 		case "permissionDecision":
 			// {"decision": "accept"|"reject", "source": …} on a tool result's
 			// user line (Claude Code 2.1.3xx): whether the call ran.
@@ -267,6 +265,10 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 		return
 	}
 	switch str(typ) {
+	case "system":
+		if sink.Response != nil && str(subtype) == "compact_boundary" && len(compact) > 0 && compact[0] == '{' {
+			claudeCompaction(compact, uuid, ts, file, fp, sink)
+		}
 	case "assistant":
 		m := str(model)
 		if m == "<synthetic>" {
@@ -303,38 +305,13 @@ func claudeLine(line []byte, file string, fp *FilePos, sink *Sink) {
 	}
 }
 
-var compactBoundary = []byte(`"compact_boundary"`)
-
 // claudeCompaction counts the request of a compaction, which Claude Code
 // 2.1.328 writes no assistant line for (seen in e2e: only a system
 // compact_boundary line with compactMetadata). Its usage is estimated from
 // the context's size: preTokens as input, priced uncached (a warm cache
 // makes the real request cheaper), postTokens (the summary and what was
 // kept) as output, at the file's latest model.
-func claudeCompaction(line []byte, file string, fp *FilePos, sink *Sink) {
-	var typ, subtype, uuid, ts, meta []byte
-	_, err := walkFields(line, 0, func(k []byte, v int) (int, error) {
-		var end int
-		var err error
-		switch string(k) {
-		case "type":
-			typ, end, err = span(line, v)
-		case "subtype":
-			subtype, end, err = span(line, v)
-		case "uuid":
-			uuid, end, err = span(line, v)
-		case "timestamp":
-			ts, end, err = span(line, v)
-		case "compactMetadata":
-			meta, end, err = span(line, v)
-		default:
-			return skipValue(line, v)
-		}
-		return end, err
-	})
-	if err != nil || str(typ) != "system" || str(subtype) != "compact_boundary" || len(meta) == 0 || meta[0] != '{' {
-		return
-	}
+func claudeCompaction(meta, uuid, ts []byte, file string, fp *FilePos, sink *Sink) {
 	var u Usage
 	_ = walkObject(meta, func(k, v []byte) bool {
 		switch string(k) {

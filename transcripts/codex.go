@@ -185,6 +185,171 @@ func codexUsageLine(line []byte) bool {
 	return true
 }
 
+// codexUsageFast decodes, for a read of responses only, the lines that
+// carry usage or what prices it (token_count, token_usage_record,
+// turn_context, thread_settings_applied) with the walker: they are most of
+// the lines such a read decodes, and encoding/json spent more on them than
+// reading the whole rollout did. It decodes what encoding/json would into l
+// and p, and reports false, leaving the line to encoding/json, for any other
+// line and anything unusual: a line cut short, a key written in another
+// case or with escapes (encoding/json matches those too), a key given
+// twice, a value of another type. (Like the other readers' walks it does
+// not check the JSON of the values it skips.)
+func codexUsageFast(line []byte, l *codexLineJSON, p *codexPayload) bool {
+	var seen uint32
+	once := func(bit uint32) bool {
+		dup := seen&bit != 0
+		seen |= bit
+		return !dup
+	}
+	ok := true
+	walk := func(b []byte, fn func(k, v []byte) bool) {
+		if walkObject(b, fn) != nil {
+			ok = false // cut short or broken: encoding/json drops the line
+		}
+	}
+	// field reads a wanted key's value; any other key that encoding/json
+	// could take for a wanted one sends the line to it.
+	field := func(k []byte, wanted ...string) int {
+		for i, w := range wanted {
+			if string(k) == w {
+				return i
+			}
+		}
+		if bytes.IndexByte(k, '\\') >= 0 {
+			ok = false
+			return -1
+		}
+		for _, w := range wanted {
+			if strings.EqualFold(string(k), w) {
+				ok = false
+			}
+		}
+		return -1
+	}
+	text := func(v []byte, dst *string) {
+		switch {
+		case string(v) == "null":
+		case len(v) > 0 && v[0] == '"':
+			*dst = str(v)
+		default:
+			ok = false
+		}
+	}
+	integer := func(v []byte, dst *int64) {
+		if string(v) == "null" {
+			return
+		}
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			ok = false // a fraction, a string, too large: as encoding/json says
+			return
+		}
+		*dst = n
+	}
+	usage := func(v []byte) *codexUsageJSON {
+		if string(v) == "null" {
+			return nil
+		}
+		if v[0] != '{' {
+			ok = false
+			return nil
+		}
+		u := &codexUsageJSON{}
+		var useen uint32
+		walk(v, func(k, v []byte) bool {
+			i := field(k, "input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens")
+			if i < 0 {
+				return ok
+			}
+			if useen&(1<<i) != 0 {
+				ok = false
+			}
+			useen |= 1 << i
+			integer(v, []*int64{&u.InputTokens, &u.CachedInputTokens, &u.CacheWriteInputTokens, &u.OutputTokens}[i])
+			return ok
+		})
+		return u
+	}
+	var payload []byte
+	walk(line, func(k, v []byte) bool {
+		switch field(k, "timestamp", "type", "payload") {
+		case 0:
+			ok = ok && once(1)
+			text(v, &l.Timestamp)
+		case 1:
+			ok = ok && once(2)
+			text(v, &l.Type)
+		case 2:
+			ok = ok && once(4)
+			payload = v
+		}
+		return ok
+	})
+	if !ok || payload == nil || payload[0] != '{' {
+		return false
+	}
+	switch l.Type {
+	case "token_usage_record", "turn_context", "event_msg":
+	default:
+		return false
+	}
+	walk(payload, func(k, v []byte) bool {
+		switch field(k, "type", "model", "thread_settings", "info", "response_id", "thread_token_usage") {
+		case 0:
+			ok = ok && once(1<<3)
+			text(v, &p.Type)
+		case 1:
+			ok = ok && once(1<<4)
+			text(v, &p.Model)
+		case 2:
+			ok = ok && once(1<<5)
+			switch {
+			case string(v) == "null":
+			case v[0] != '{':
+				ok = false
+			default:
+				p.ThreadSettings = &struct {
+					ServiceTier string `json:"service_tier"`
+				}{}
+				walk(v, func(k, v []byte) bool {
+					if field(k, "service_tier") == 0 {
+						ok = ok && once(1<<6)
+						text(v, &p.ThreadSettings.ServiceTier)
+					}
+					return ok
+				})
+			}
+		case 3:
+			ok = ok && once(1<<7)
+			switch {
+			case string(v) == "null":
+			case v[0] != '{':
+				ok = false
+			default:
+				p.Info = &struct {
+					Total *codexUsageJSON `json:"total_token_usage"`
+				}{}
+				walk(v, func(k, v []byte) bool {
+					if field(k, "total_token_usage") == 0 {
+						ok = ok && once(1<<8)
+						p.Info.Total = usage(v)
+					}
+					return ok
+				})
+			}
+		case 4:
+			ok = ok && once(1<<9)
+			text(v, &p.ResponseID)
+		case 5:
+			ok = ok && once(1<<10)
+			p.ThreadUsage = usage(v)
+		}
+		return ok
+	})
+	return ok && (l.Type != "event_msg" || p.Type == "token_count" || p.Type == "thread_settings_applied")
+}
+
 type codexLineJSON struct {
 	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
@@ -253,27 +418,29 @@ func codexLine(line []byte, file string, fp *FilePos, sink *Sink) {
 	if sink.ToolResult == nil && sink.ToolCall == nil && !codexUsageLine(line) {
 		return
 	}
-	hit := false
-	for _, tag := range codexTags {
-		if bytes.Contains(line, tag) {
-			hit = true
-			break
-		}
-	}
-	if !hit {
-		return
-	}
 	var l codexLineJSON
-	if json.Unmarshal(line, &l) != nil {
-		return
-	}
 	var p codexPayload
-	if err := json.Unmarshal(l.Payload, &p); err != nil {
-		// A field of another type than expected (a newer version's shape)
-		// leaves the others decoded; only broken JSON drops the line.
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
+	if sink.ToolResult != nil || sink.ToolCall != nil || !codexUsageFast(line, &l, &p) {
+		hit := false
+		for _, tag := range codexTags {
+			if bytes.Contains(line, tag) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
 			return
+		}
+		if json.Unmarshal(line, &l) != nil {
+			return
+		}
+		if err := json.Unmarshal(l.Payload, &p); err != nil {
+			// A field of another type than expected (a newer version's shape)
+			// leaves the others decoded; only broken JSON drops the line.
+			var typeErr *json.UnmarshalTypeError
+			if !errors.As(err, &typeErr) {
+				return
+			}
 		}
 	}
 	t, _ := time.Parse(time.RFC3339Nano, l.Timestamp)

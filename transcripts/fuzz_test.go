@@ -1,7 +1,10 @@
 package transcripts
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -96,6 +99,93 @@ func FuzzCodexLine(f *testing.F) {
 			t.Errorf("line %q moved the counted total back", line)
 		}
 	})
+}
+
+// FuzzCodexResponsesOnly: a read for responses only (a report) yields from
+// any run of lines what a full read yields, and leaves the thread's model,
+// tier, count and replay state where the full read does.
+func FuzzCodexResponsesOnly(f *testing.F) {
+	meta := `{"timestamp":"2026-11-30T10:00:00.000Z","type":"session_meta","payload":{"id":"a","forked_from_id":"b","timestamp":"2026-11-30T10:00:00.000Z"}}`
+	f.Add([]byte(`{"timestamp":"2026-07-23T00:14:05.333Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":17011,"cached_input_tokens":11008,"output_tokens":118,"total_tokens":17129}}}}`))
+	f.Add([]byte(meta + "\n" + `{"timestamp":"2026-11-30T10:00:00.000Z","type":"token_usage_record","payload":{"response_id":"r","thread_token_usage":{"input_tokens":50,"output_tokens":1}}}` + "\n" +
+		`{"timestamp":"2026-11-30T10:00:09.000Z","type":"token_usage_record","payload":{"response_id":"s","thread_token_usage":{"input_tokens":70,"cache_write_input_tokens":3,"output_tokens":2}}}`))
+	f.Add([]byte(`{"timestamp":"2026-11-30T10:00:00.000Z","type":"turn_context","payload":{"model":"gpt-5.5","Model":"gpt-5.4"}}` + "\n" +
+		`{"timestamp":"2026-11-30T10:00:01.000Z","type":"event_msg","payload":{"type":"thread_settings_applied","thread_settings":{"service_tier":"fast"}}}` + "\n" +
+		`{"timestamp":"2026-11-30T10:00:02.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1e3,"output_tokens":9}},"info":{}}}` + "\n" +
+		`{"timestamp":"2026-11-30T10:00:03.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"5","output_tokens":null,"in\u0070ut_tokens":900}}}}`))
+	f.Fuzz(func(t *testing.T, lines []byte) {
+		for _, line := range bytes.Split(lines, []byte("\n")) {
+			if !codexPlainJSON(line) {
+				return
+			}
+		}
+		read := func(only bool) ([]Response, codexState) {
+			var out []Response
+			sink := &Sink{Response: func(r Response) { out = append(out, r) }}
+			if !only {
+				sink.ToolResult = func(ToolResult) {}
+				sink.ToolCall = func(ToolCall) {}
+			}
+			fp := &FilePos{Codex: &codexState{}}
+			for _, line := range bytes.Split(lines, []byte("\n")) {
+				codexLine(line, "f", fp, sink)
+			}
+			st := *fp.Codex
+			st.Results = nil
+			return out, st
+		}
+		fullR, fullS := read(false)
+		onlyR, onlyS := read(true)
+		if !reflect.DeepEqual(fullR, onlyR) || !reflect.DeepEqual(fullS, onlyS) {
+			t.Errorf("lines %q:\nresponses-only %+v %+v\nfull           %+v %+v", lines, onlyR, onlyS, fullR, fullS)
+		}
+	})
+}
+
+// codexPlainJSON reports whether line is valid JSON whose keys are written
+// as Codex writes them: snake_case, each once in its object. Only on such
+// lines does a responses-only read promise what encoding/json would decode
+// (which also takes "Payload" for "payload", and merges a key given twice).
+func codexPlainJSON(line []byte) bool {
+	if !json.Valid(line) {
+		return false
+	}
+	type level struct {
+		object, key bool
+		seen        map[string]bool
+	}
+	var stack []*level
+	dec := json.NewDecoder(bytes.NewReader(line))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err == io.EOF
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				stack = append(stack, &level{object: d == '{', key: d == '{', seen: map[string]bool{}})
+				continue
+			default:
+				stack = stack[:len(stack)-1]
+			}
+		} else if top != nil && top.object && top.key {
+			k := tok.(string)
+			if top.seen[k] || strings.Trim(k, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+				return false
+			}
+			top.seen[k] = true
+			top.key = false
+			continue
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].key = true
+		}
+	}
 }
 
 // FuzzWalkObject: on every valid JSON object the walker finds the same
