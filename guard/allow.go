@@ -23,7 +23,7 @@ var ErrDailyCap = errors.New("the daily cap stops every session, and allow does 
 // or over its cap, as status shows it). Spend is brought up to date with
 // the transcripts first, as status does.
 func (s *Store) Find(ctx context.Context, prefix string, p configs.Policy, pr Pricer) (*Session, error) {
-	all, err := s.current(ctx, prefix, pr)
+	all, shorts, err := s.current(ctx, prefix, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,42 @@ func (s *Store) Find(ctx context.Context, prefix string, p configs.Policy, pr Pr
 	case 1:
 		return all[0], nil
 	}
-	return nil, fmt.Errorf("%q names %d sessions; give more of the id", prefix, len(all))
+	var whole []*Session
+	for _, sess := range all {
+		if sess.SessionID == prefix {
+			whole = append(whole, sess)
+		}
+	}
+	if len(whole) == 1 {
+		// A whole id names its session, though it starts a longer one.
+		return whole[0], nil
+	}
+	amb := &AmbiguousError{Prefix: prefix}
+	d := s.dayCap(p, time.Now())
+	for _, sess := range all {
+		amb.Sessions = append(amb.Sessions, Match{
+			Harness: sess.Harness, ShortID: shorts[sess.SessionID], Cwd: sess.Cwd, State: sess.stateToday(p, d),
+		})
+	}
+	return nil, amb
+}
+
+// AmbiguousError: the id given starts the ids of more than one session.
+type AmbiguousError struct {
+	Prefix   string
+	Sessions []Match // most recent first
+}
+
+// Match is one of the sessions an ambiguous id names, by its short id.
+type Match struct {
+	Harness agent.ID
+	ShortID string
+	Cwd     string
+	State   State
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%q starts the ids of %d sessions; give more of the id", e.Prefix, len(e.Sessions))
 }
 
 // Allow raises one session's cap (or its current prompt's) by add dollars,

@@ -14,8 +14,12 @@ import (
 
 // View is one guarded session as `runaway status` shows it.
 type View struct {
-	Harness      agent.ID  `json:"harness"`
-	SessionID    string    `json:"session_id"`
+	Harness   agent.ID `json:"harness"`
+	SessionID string   `json:"session_id"`
+	// ShortID is the fewest first characters of the id (at least 8) that
+	// name this session alone among runaway's sessions: status shows it,
+	// and allow and status take it.
+	ShortID      string    `json:"short_id"`
 	Cwd          string    `json:"cwd"`
 	Models       []string  `json:"models"`
 	SpendUSD     float64   `json:"spend_usd"`
@@ -120,12 +124,14 @@ func (s *Session) stateToday(p configs.Policy, d dayCap) State {
 
 // current reads every guarded session (or those whose id starts with
 // prefix) and brings each one's spend up to date with its transcripts' new
-// bytes, on a copy: it writes nothing. Most recent first.
-func (s *Store) current(ctx context.Context, prefix string, pr Pricer) ([]*Session, error) {
+// bytes, on a copy: it writes nothing. Most recent first. With them come
+// the short ids, told apart among all sessions, by session id.
+func (s *Store) current(ctx context.Context, prefix string, pr Pricer) ([]*Session, map[string]string, error) {
 	sessions, err := s.Sessions()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	shorts := shortIDsOf(sessions)
 	var out []*Session
 	for _, sess := range sessions {
 		if !strings.HasPrefix(sess.SessionID, prefix) {
@@ -140,14 +146,14 @@ func (s *Store) current(ctx context.Context, prefix string, pr Pricer) ([]*Sessi
 		}
 		out = append(out, cp)
 	}
-	return out, nil
+	return out, shorts, nil
 }
 
 // Views reads every guarded session (or those whose id starts with
 // prefix), up to date with its transcripts, as status shows them. It
 // writes nothing. Most recent first.
 func (s *Store) Views(ctx context.Context, prefix string, p configs.Policy, pr Pricer) ([]View, error) {
-	sessions, err := s.current(ctx, prefix, pr)
+	sessions, shorts, err := s.current(ctx, prefix, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +161,7 @@ func (s *Store) Views(ctx context.Context, prefix string, p configs.Policy, pr P
 	out := make([]View, 0, len(sessions))
 	for _, sess := range sessions {
 		v := sess.view(p)
+		v.ShortID = shorts[sess.SessionID]
 		v.State = sess.stateToday(p, d)
 		v.Next = sess.next(p, v.State)
 		out = append(out, v)

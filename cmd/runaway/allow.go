@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,8 +33,9 @@ func newAllowCmd() *cobra.Command {
 		Use:   "allow [SESSION] --add USD",
 		Short: "Raise a session's spend cap (run it in your own terminal)",
 		Long: `allow raises one session's cap by the dollars --add names: by default the
-session most recently stopped, or the one whose id starts with SESSION. With
---prompt it raises the cap of the session's current prompt instead.
+session most recently stopped, or the one whose id starts with SESSION (the
+id status shows is enough). With --prompt it raises the cap of the
+session's current prompt instead.
 
 An agent cannot run allow: it refuses inside an agent's tool call, told by
 the agents' variables and by an agent among its parent processes.`,
@@ -51,6 +53,36 @@ the agents' variables and by an agent among its parent processes.`,
 	cmd.Flags().Float64Var(&o.add, "add", 0, "dollars to add to the cap")
 	cmd.Flags().BoolVar(&o.prompt, "prompt", false, "raise the current prompt's cap, not the session's")
 	return cmd
+}
+
+// ambiguous names the sessions an id given starts, each by the short id
+// that names it alone, and hints the command for each one waiting for a
+// raised cap (for each of them when none waits).
+func ambiguous(e *guard.AmbiguousError, o allowOptions) error {
+	var names, hints []string
+	for _, m := range e.Sessions {
+		names = append(names, fmt.Sprintf("%s (%s, %s, %s)", m.ShortID, m.Harness, folder(m.Cwd), m.State))
+	}
+	for _, waits := range []bool{true, false} {
+		for _, m := range e.Sessions {
+			if m.State.NeedsAllow() == waits {
+				hints = append(hints, allowCommand(m.ShortID, o))
+			}
+		}
+		if len(hints) > 0 {
+			break
+		}
+	}
+	return failf(hints, "%v: %s", e, strings.Join(names, ", "))
+}
+
+// allowCommand is the allow command o ran, for session id.
+func allowCommand(id string, o allowOptions) string {
+	cmd := "runaway allow " + id
+	if o.prompt {
+		cmd += " --prompt"
+	}
+	return cmd + " --add " + strconv.FormatFloat(o.add, 'f', -1, 64)
 }
 
 // wholeDollarsAbove is the least whole number of dollars above usd, as
@@ -78,6 +110,10 @@ func runAllow(w io.Writer, o allowOptions) error {
 	found, err := store.Find(ctx, o.session, policy, pricer)
 	if errors.Is(err, guard.ErrDailyCap) {
 		return failf([]string{fmt.Sprintf("raise daily_cap_usd in %s, or run: runaway setup --daily-cap %g", ownfiles.Tilde(configs.PolicyPath()), 2*policy.DailyCapUSD)}, "%v", err)
+	}
+	var amb *guard.AmbiguousError
+	if errors.As(err, &amb) {
+		return ambiguous(amb, o)
 	}
 	if err != nil {
 		return failf([]string{"runaway status"}, "%v", err)

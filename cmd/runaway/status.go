@@ -37,9 +37,12 @@ func newStatusCmd() *cobra.Command {
 		Short: "Show what each guarded session spent and what runaway decided",
 		Long: `status lists the sessions runaway guards, most recent first: agent, project
 folder, models, spend against the cap, warned or stopped, the failure and
-repeat runs, the last decision and the last activity. SESSION is a session
-id or its first characters. Spend is brought up to date with the
-transcripts as status runs; status itself writes nothing.
+repeat runs, the last decision and the last activity. Each session is
+shown by the first characters of its id that tell it apart from every
+other (eight, or more where ids share their start, as OpenCode's do);
+SESSION is a session id or its first characters, and allow takes the same.
+Spend is brought up to date with the transcripts as status runs; status
+itself writes nothing.
 
 --watch is a live view for someone watching an unattended run: every
 --interval it redraws, in place, one line per session active in the last
@@ -137,7 +140,7 @@ func printStatus(w io.Writer, views []guard.View) {
 			last = d.Wire + " " + d.Decision
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			v.Harness, short(v.SessionID), folder(v.Cwd), models(v.Models), v.Spend(), v.State, v.Runs(), last, ago(now, v.UpdatedAt))
+			v.Harness, v.ShortID, folder(v.Cwd), models(v.Models), v.Spend(), v.State, v.Runs(), last, ago(now, v.UpdatedAt))
 	}
 	tw.Flush()
 	for _, v := range views {
@@ -154,7 +157,7 @@ func printStatus(w io.Writer, views []guard.View) {
 		if v.Ended != nil && (v.LastDecision == nil || !v.Ended.Time.Before(v.LastDecision.Time.Add(-time.Second))) {
 			what = "runaway " + v.Ended.How
 		}
-		fmt.Fprintf(w, "\n%s %s: %s\n", v.Harness, short(v.SessionID), what)
+		fmt.Fprintf(w, "\n%s %s: %s\n", v.Harness, v.ShortID, what)
 		for i, n := range v.Next {
 			lead := "  next: "
 			if i > 0 {
@@ -163,13 +166,6 @@ func printStatus(w io.Writer, views []guard.View) {
 			fmt.Fprintln(w, lead+n)
 		}
 	}
-}
-
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 // folder shows a session's working folder, ~ for the home folder.

@@ -130,7 +130,7 @@ func watchFrame(ctx context.Context, o statusOptions, rates callRates, now time.
 			last = d.Wire + " " + d.Decision
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\n",
-			v.Harness, short(v.SessionID), folder(v.Cwd), spendBar(v), v.State, last, rates.rate(v, now), ago(now, v.UpdatedAt))
+			v.Harness, v.ShortID, folder(v.Cwd), spendBar(v), v.State, last, rates.rate(v, now), ago(now, v.UpdatedAt))
 	}
 	tw.Flush()
 	return b.String(), nil
