@@ -14,7 +14,7 @@ type Kind int
 
 const (
 	Dollars Kind = iota // US dollars, "20", "$7.50"; 0 turns a cap off
-	Share               // a share of the cap: "0.8" or "80%"
+	Share               // a share of the cap, as people write it in percent: "80", "80%"; or "0.8"
 	Count               // a whole number
 	Switch              // true or false
 	Command             // a shell command; "" for none
@@ -64,9 +64,9 @@ var Knobs = []Knob{
 	},
 	{
 		Key: "warn_at", Flag: "warn-at", Replay: true, Kind: Share, Default: DefaultWarnAt,
-		Help:    "warn once when this share of the cap is spent (0.8 or 80%)",
-		Comment: "Warn once when this share of the cap is spent.",
-		Prompt:  "Warn at this share of the cap (such as 80% or 0.8)",
+		Help:    "warn once when this much of the cap is spent, in percent (80, 80% or 0.8)",
+		Comment: "Warn once when this share of the cap is spent: 0.8 (or 80) warns at 80%.",
+		Prompt:  "Warn when this much of the cap is spent, in percent",
 		field:   func(p *Policy) any { return &p.WarnAt },
 	},
 	{
@@ -132,13 +132,16 @@ func (k Knob) Parse(s string) (any, error) {
 	case Dollars:
 		v, err = strconv.ParseFloat(strings.TrimPrefix(s, "$"), 64)
 	case Share:
-		if t, ok := strings.CutSuffix(s, "%"); ok {
-			var f float64
-			f, err = strconv.ParseFloat(strings.TrimSpace(t), 64)
-			v = f / 100
-		} else {
-			v, err = strconv.ParseFloat(s, 64)
+		// The wizard, the messages and status say "80%", so people type
+		// 80: a number above 1 is a percentage. One up to 1 is the share
+		// itself, as the config file holds it.
+		t, percent := strings.CutSuffix(s, "%")
+		var f float64
+		f, err = strconv.ParseFloat(strings.TrimSpace(t), 64)
+		if percent || f > 1 {
+			f /= 100
 		}
+		v = f
 	case Count:
 		v, err = strconv.Atoi(s)
 	case Switch:
@@ -186,7 +189,7 @@ func (k Knob) Rule() string {
 	case Dollars:
 		return fmt.Sprintf("give a spend cap in US dollars, %s to %s, such as 20 or 7.50 (0 turns it off)", FormatValue(k.Min), FormatValue(k.Max))
 	case Share:
-		return "give a share of the cap above 0 and at most 1, such as 0.8 or 80%"
+		return "give a percentage of the cap above 0 and at most 100, such as 80 or 80% (0.8 reads as 80%)"
 	case Count:
 		return fmt.Sprintf("give a whole number from %s to %s", FormatValue(k.Min), FormatValue(k.Max))
 	case Switch:
@@ -257,6 +260,9 @@ func (k Knob) decode(p *Policy, raw json.RawMessage) error {
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return err
 		}
+		if k.Kind == Share && v > 1 {
+			v /= 100 // 80 in the file is 80%, as on the command line
+		}
 		*f = v
 	case *int:
 		var v int
@@ -296,6 +302,8 @@ func (k Knob) kindName() string {
 // TypeName is the flag's type as help shows it.
 func (k Knob) TypeName() string {
 	switch k.Kind {
+	case Share:
+		return "percent"
 	case Count:
 		return "int"
 	case Switch:

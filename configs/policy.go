@@ -317,7 +317,7 @@ func (p *Policy) check() []error {
 	var problems []error
 	for _, k := range Knobs {
 		if v := k.Get(p); k.Check(v) != nil {
-			problems = append(problems, fmt.Errorf("%s %s is out of bounds (%s); using %s", k.Key, FormatValue(v), k.Rule(), FormatValue(k.Default)))
+			problems = append(problems, fmt.Errorf("%s %s is out of bounds (%s); using %s", k.Key, k.Format(v), k.Rule(), k.Format(k.Default)))
 			k.Set(p, k.Default)
 		}
 	}

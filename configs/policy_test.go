@@ -50,7 +50,7 @@ func TestLoadPolicyBadInput(t *testing.T) {
 		t.Fatalf("%+v %v", p, problems)
 	}
 	p, problems = LoadPolicy(filepath.Join(t.TempDir(), "none"), env(map[string]string{
-		"RUNAWAY_WARN_AT": "1.5", "RUNAWAY_REPEAT_RUN": "1", "RUNAWAY_DAILY_CAP_USD": "-3", "RUNAWAY_PRICES": "{",
+		"RUNAWAY_WARN_AT": "150", "RUNAWAY_REPEAT_RUN": "1", "RUNAWAY_DAILY_CAP_USD": "-3", "RUNAWAY_PRICES": "{",
 	}))
 	if p.WarnAt != DefaultWarnAt || p.RepeatRun != DefaultRepeatRun || p.DailyCapUSD != 0 || len(problems) != 4 {
 		t.Fatalf("%+v %v", p, problems)
@@ -78,5 +78,26 @@ func TestLoadPolicyEscalateAndNotify(t *testing.T) {
 	p, problems = LoadPolicy(path, env(map[string]string{"RUNAWAY_ESCALATE": "sometimes"}))
 	if len(problems) != 1 || p.Escalate {
 		t.Fatalf("bad env: %+v %v", p, problems)
+	}
+}
+
+// warn_at is read as people write it wherever they write it: 80 is 80% in
+// the file, the environment and the flags alike, and 0.8 is too.
+func TestWarnAtInPercentEverywhere(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	for _, file := range []string{`{"warn_at": 80}`, `{"warn_at": 0.8}`} {
+		os.WriteFile(path, []byte(file), 0o600)
+		if p, problems := LoadPolicy(path, env(nil)); p.WarnAt != 0.8 || len(problems) != 0 {
+			t.Errorf("%s: warn_at %v, %v", file, p.WarnAt, problems)
+		}
+	}
+	os.WriteFile(path, []byte(`{"warn_at": 700}`), 0o600)
+	if p, problems := LoadPolicy(path, env(nil)); p.WarnAt != DefaultWarnAt || len(problems) != 1 || !strings.Contains(problems[0].Error(), "warn_at 700% is out of bounds") {
+		t.Errorf("700: warn_at %v, %v", p.WarnAt, problems)
+	}
+	for _, v := range []string{"80", "80%", "0.8"} {
+		if p, problems := LoadPolicy(filepath.Join(t.TempDir(), "none"), env(map[string]string{"RUNAWAY_WARN_AT": v})); p.WarnAt != 0.8 || len(problems) != 0 {
+			t.Errorf("RUNAWAY_WARN_AT=%s: warn_at %v, %v", v, p.WarnAt, problems)
+		}
 	}
 }

@@ -51,7 +51,7 @@ func (k Knob) takes() string {
 	case Dollars:
 		return fmt.Sprintf("US dollars, %s to %s (0: no cap)", FormatValue(k.Min), FormatValue(k.Max))
 	case Share:
-		return "a share above 0 and at most 1: `0.8` or `80%` (the file holds `0.8`)"
+		return "a percentage above 0 and at most 100: `80` or `80%`; a number up to 1 is the share itself (`0.8`, as setup writes it)"
 	case Count:
 		return fmt.Sprintf("a whole number, %s to %s", FormatValue(k.Min), FormatValue(k.Max))
 	case Switch:

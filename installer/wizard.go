@@ -276,7 +276,7 @@ func (w Wizard) askNotify(a *answers) error {
 	form := huh.NewForm(huh.NewGroup(
 		huh.NewSelect[string]().
 			Title("Notify you when runaway stops, asks or denies?").
-			Description(w.text("In claude -p, codex exec and other runs nobody watches, the agent shows runaway's reason to nobody. runaway can start a command with the event (see notify_command in the README).")).
+			Description(w.text("In claude -p, codex exec and other runs nobody watches, the agent shows runaway's reason to nobody. runaway can start a command with the event (notify_command: docs/notifications.md).")).
 			Options(opts...).
 			Height(len(opts) + 3).
 			Value(&a.notify),
@@ -417,7 +417,7 @@ func welcome(agents []Found) string {
 		fmt.Fprintf(&b, "\n%s (%s): %s.\n%s\n", f.Name, ownfiles.Tilde(f.Where[0]), f.Support, f.Why)
 	}
 	if !found {
-		b.WriteString("\nnone found; you can still wire Claude Code or Codex for later.\n")
+		b.WriteString("\nnone found; you can still wire " + WiredNames() + " for later.\n")
 	}
 	return b.String()
 }

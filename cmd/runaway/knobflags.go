@@ -36,7 +36,7 @@ func addKnobFlags(fs *pflag.FlagSet, replay bool) {
 		if replay {
 			help += " (default: the config's)"
 		} else if k.Default != 0.0 && k.Default != "" {
-			f.text = configs.FormatValue(k.Default)
+			f.text = k.Format(k.Default)
 		}
 		fs.Var(f, k.Flag, help)
 		if k.Kind == configs.Switch {
