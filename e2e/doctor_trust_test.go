@@ -18,6 +18,44 @@ import (
 // each hook it sees.
 func codexHookState(t *testing.T, s *sandbox) []map[string]any {
 	t.Helper()
+	var list struct {
+		Data []struct {
+			Hooks []map[string]any `json:"hooks"`
+		} `json:"data"`
+	}
+	codexAppServer(t, s, "hooks/list", fmt.Sprintf(`{"cwds":[%q]}`, s.proj), &list)
+	var hooks []map[string]any
+	for _, d := range list.Data {
+		hooks = append(hooks, d.Hooks...)
+	}
+	return hooks
+}
+
+// codexTrustHooks trusts the hooks the way Codex's /hooks does: its
+// app-server's config/batchWrite of hooks.state."<key>".trusted_hash.
+func codexTrustHooks(t *testing.T, s *sandbox, hooks []map[string]any) {
+	t.Helper()
+	type edit struct {
+		KeyPath       string `json:"keyPath"`
+		Value         any    `json:"value"`
+		MergeStrategy string `json:"mergeStrategy"`
+	}
+	var edits []edit
+	for _, h := range hooks {
+		edits = append(edits, edit{fmt.Sprintf("hooks.state.%q.trusted_hash", h["key"]), h["currentHash"], "replace"})
+	}
+	params, _ := json.Marshal(map[string]any{"edits": edits})
+	var res map[string]any
+	codexAppServer(t, s, "config/batchWrite", string(params), &res)
+	if res["status"] != "ok" {
+		t.Fatalf("config/batchWrite: %v", res)
+	}
+}
+
+// codexAppServer sends one request to the real `codex app-server` and
+// decodes its result into out.
+func codexAppServer(t *testing.T, s *sandbox, method, params string, out any) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, codexAgent.path, "app-server")
@@ -28,7 +66,7 @@ func codexHookState(t *testing.T, s *sandbox) []map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,33 +77,27 @@ func codexHookState(t *testing.T, s *sandbox) []map[string]any {
 	defer in.Close()
 	fmt.Fprintln(in, `{"id":1,"method":"initialize","params":{"clientInfo":{"name":"runaway-e2e","version":"1"}}}`)
 	fmt.Fprintln(in, `{"method":"initialized"}`)
-	fmt.Fprintf(in, `{"id":2,"method":"hooks/list","params":{"cwds":[%q]}}`+"\n", s.proj)
-	sc := bufio.NewScanner(out)
+	fmt.Fprintf(in, `{"id":2,"method":%q,"params":%s}`+"\n", method, params)
+	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 4<<20)
 	for sc.Scan() {
 		var msg struct {
-			ID     int `json:"id"`
-			Result struct {
-				Data []struct {
-					Hooks []map[string]any `json:"hooks"`
-				} `json:"data"`
-			} `json:"result"`
-			Error any `json:"error"`
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  any             `json:"error"`
 		}
 		if json.Unmarshal(sc.Bytes(), &msg) != nil || msg.ID != 2 {
 			continue
 		}
 		if msg.Error != nil {
-			t.Fatalf("hooks/list: %v", msg.Error)
+			t.Fatalf("%s: %v", method, msg.Error)
 		}
-		var hooks []map[string]any
-		for _, d := range msg.Result.Data {
-			hooks = append(hooks, d.Hooks...)
+		if err := json.Unmarshal(msg.Result, out); err != nil {
+			t.Fatalf("%s: %v in %s", method, err, msg.Result)
 		}
-		return hooks
+		return
 	}
-	t.Fatalf("codex app-server gave no answer to hooks/list (%v)", sc.Err())
-	return nil
+	t.Fatalf("codex app-server gave no answer to %s (%v)", method, sc.Err())
 }
 
 // doctor's codex-trust checks compute the hash Codex records for each of
@@ -119,5 +151,32 @@ func TestDoctorCodexTrustMatchesCodex(t *testing.T) {
 		if h["trustStatus"] != "trusted" {
 			t.Fatalf("after writing the trust, codex says %v", h)
 		}
+	}
+}
+
+// The person trusts runaway's two entries as /hooks does, and Codex writes
+// its trust records into config.toml; runaway remove then gives
+// config.toml back byte for byte (issue 20 item 7).
+func TestRemoveTakesOutCodexTrust(t *testing.T) {
+	codexAgent.require(t)
+	requireCommand(t, "setup")
+	requireCommand(t, "remove")
+	s := newSandbox(t)
+	config := filepath.Join(s.codexDir, "config.toml")
+	s.writeFile(config, "model = \"gpt-5.1-codex\"\n\n[projects.\"/x\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"/elsewhere/hooks.json:pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:2222\"\n")
+	before := s.readFile(config)
+	s.installRunaway()
+	codexTrustHooks(t, s, codexHookState(t, s))
+	trusted := s.readFile(config)
+	for _, h := range codexHookState(t, s) {
+		if h["trustStatus"] != "trusted" {
+			t.Fatalf("after config/batchWrite, codex says %v\nconfig.toml:\n%s", h, trusted)
+		}
+	}
+	if r := s.runaway("remove", "--yes"); r.Code != 0 {
+		t.Fatalf("runaway remove --yes: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if after := s.readFile(config); after != before {
+		t.Errorf("config.toml after remove:\n%s\nbefore setup:\n%s\nwith Codex's trust:\n%s", after, before, trusted)
 	}
 }

@@ -194,6 +194,9 @@ type hookEdit struct {
 	rules       *configs.RulesUndo
 	// what the file is for people, when not "<agent>'s hook entry".
 	what string
+	// note adds what the agent's own file keeps in the record (Codex:
+	// the trust records config.toml held before setup).
+	note func(*InstalledFile)
 }
 
 func (e *hookEdit) Describe() string {
@@ -209,10 +212,14 @@ func (e *hookEdit) Describe() string {
 
 // installed is the file's record once written.
 func (e *hookEdit) installed() InstalledFile {
-	return InstalledFile{
+	f := InstalledFile{
 		Harness: e.harness, Path: e.path, Project: e.project, Command: e.command, SHA256: HashBytes(e.after),
 		CreatedFile: e.createdFile, CreatedDirs: e.createDirs, Undos: e.undos, Rules: e.rules,
 	}
+	if e.note != nil {
+		e.note(&f)
+	}
+	return f
 }
 
 func (e *hookEdit) record(rec *Installed) { rec.put(e.installed()) }

@@ -53,6 +53,18 @@ type InstalledFile struct {
 	Rules *configs.RulesUndo `json:"agent_rules,omitempty"`
 	// Support are files setup created beside it (OpenCode's package-lock.json).
 	Support []SupportFile `json:"support,omitempty"`
+	// CodexTrust is what Codex's config.toml held when setup first wrote
+	// this hooks file: remove takes out only the trust records Codex
+	// added for runaway's entries since.
+	CodexTrust *CodexTrustBefore `json:"codex_trust,omitempty"`
+}
+
+// CodexTrustBefore is Codex's config.toml before setup: whether there was
+// one, and the trust records it already had at the keys runaway's entries
+// took.
+type CodexTrustBefore struct {
+	NoFile bool     `json:"no_file,omitempty"`
+	Keys   []string `json:"keys,omitempty"`
 }
 
 // AllUndos are the inserts' undo records, in the order made.

@@ -167,13 +167,18 @@ func planWire(h Harness, bin string, prior *InstalledFile, platform configs.Plat
 	if h.wire != nil {
 		return h.wire(bin, prior, platform)
 	}
-	sf, _ := configs.SettingsFor(h.ID)
-	sf.Platform = platform
-	edit, err := planHookInsert(sf, bin, prior)
+	edit, err := wireSettings(h.ID, bin, prior, platform)
 	if err != nil {
 		return nil, err
 	}
 	return Edits{edit}, nil
+}
+
+// wireSettings puts runaway's entries into a harness's settings file.
+func wireSettings(id agent.ID, bin string, prior *InstalledFile, platform configs.Platform) (*hookEdit, error) {
+	sf, _ := configs.SettingsFor(id)
+	sf.Platform = platform
+	return planHookInsert(sf, bin, prior)
 }
 
 // OptionError is a limit that makes no sense; the hook would ignore it.
