@@ -119,46 +119,76 @@ func shorten(s string) string {
 	return s[:cut] + "…"
 }
 
-// The redaction patterns are compiled on first use: most summaries need
-// none, and every hook process would pay for compiling them at start.
-var secretPatterns = sync.OnceValue(func() [3]*regexp.Regexp {
-	return [3]*regexp.Regexp{
-		// KEY=value and --token value pairs whose name says secret.
-		regexp.MustCompile(`(?i)([A-Za-z0-9_]*(?:key|token|secret|passw(?:or)?d|auth|credential)[A-Za-z0-9_]*\s*[=:]\s*|--?(?:[a-z-]*)(?:key|token|secret|password)[a-z-]*[= ])('[^']*'|"[^"]*"|\S+)`),
-		// user:password@ in URLs.
-		regexp.MustCompile(`://([^/\s:@]+):[^/\s@]+@`),
-		// Long runs of token characters: API keys, bearer tokens, hashes.
-		regexp.MustCompile(`[A-Za-z0-9_\-+/=]{32,}`),
+// A redaction pattern is compiled only when the text holds the words it
+// needs: every hook call is a fresh process, and compiling all of them
+// took more instructions than the rest of a typical call's work. need
+// sees the text lowercased; it may say yes too often, never too rarely.
+type pattern struct {
+	need func(lower string) bool
+	re   func() *regexp.Regexp
+}
+
+func lazy(need func(string) bool, expr string) pattern {
+	return pattern{need, sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+}
+
+func anyOf(words ...string) func(string) bool {
+	return func(lower string) bool {
+		for _, w := range words {
+			if strings.Contains(lower, w) {
+				return true
+			}
+		}
+		return false
 	}
-})
+}
+
+func both(a, b func(string) bool) func(string) bool {
+	return func(lower string) bool { return a(lower) && b(lower) }
+}
+
+// prog matches a program name at a command's start and what runs up to
+// its flag.
+func prog(names string) string { return `(?:^|[\s;|&(/])(?:` + names + `)\b[^;|&\n]*?\s` }
 
 // positionalSecrets are the passwords that programs take by argument
 // position, with no name that says secret: each pattern's last group is
-// the secret. They run before secretPatterns (whose name rule would hide
+// the secret. They run before namedSecret (whose name rule would hide
 // "Bearer" and leave the token).
-var positionalSecrets = sync.OnceValue(func() []*regexp.Regexp {
-	prog := func(names string) string { return `(?:^|[\s;|&(/])(?:` + names + `)\b[^;|&\n]*?\s` }
-	return []*regexp.Regexp{
-		// Authorization headers, whatever the scheme, and curl's bearer.
-		regexp.MustCompile(`(?i)(authorization:\s*(?:(?:bearer|basic|token|digest)\s+)?|--oauth2-bearer[= ]\s*)([^\s'"]+)`),
-		// mysql and its kin: the password only attached (-p alone asks).
-		regexp.MustCompile(prog(`mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb|mariadb-dump`) + `(-p)([^\s'"]+)`),
-		// sshpass -p PASS, -pPASS.
-		regexp.MustCompile(prog(`sshpass`) + `(-p\s*)([^\s'"]+)`),
-		// curl/wget user:password.
-		regexp.MustCompile(prog(`curl|wget|http|https`) + `(?:-[A-Za-z]*u|--user|--proxy-user|-U)[= ]?\s*['"]?[^\s:'"]+:([^\s'"]+)`),
-		// redis-cli -a PASS, docker (podman, helm registry) login -p PASS,
-		// mongo -p PASS.
-		regexp.MustCompile(prog(`redis-cli`) + `(-a\s+)([^\s'"]+)`),
-		regexp.MustCompile(`(?:^|[\s;|&(/])(?:docker|podman|nerdctl|helm(?:\s+registry)?)\s+login\b[^;|&\n]*?\s(-p\s+)([^\s'"]+)`),
-		regexp.MustCompile(prog(`mongo|mongosh|mongodump|mongorestore`) + `(-p\s+)([^\s'"]+)`),
-		// openssl pass:PASS, smbclient -U user%PASS.
-		regexp.MustCompile(`(\bpass:)([^\s'"]+)`),
-		regexp.MustCompile(prog(`smbclient|rpcclient|smbmap`) + `-U\s*[^\s%]+%([^\s'"]+)`),
-		// htpasswd -b FILE USER PASS.
-		regexp.MustCompile(prog(`htpasswd`) + `-[A-Za-z]*b[A-Za-z]*\s+\S+\s+\S+\s+([^\s'"]+)`),
-	}
-})
+var positionalSecrets = []pattern{
+	// Authorization headers, whatever the scheme, and curl's bearer.
+	lazy(anyOf("authorization", "--oauth2-bearer"),
+		`(?i)(authorization:\s*(?:(?:bearer|basic|token|digest)\s+)?|--oauth2-bearer[= ]\s*)([^\s'"]+)`),
+	// mysql and its kin: the password only attached (-p alone asks).
+	lazy(both(anyOf("mysql", "mariadb"), anyOf("-p")),
+		prog(`mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb|mariadb-dump`)+`(-p)([^\s'"]+)`),
+	// sshpass -p PASS, -pPASS.
+	lazy(anyOf("sshpass"), prog(`sshpass`)+`(-p\s*)([^\s'"]+)`),
+	// curl/wget user:password.
+	lazy(both(anyOf("curl", "wget", "http"), anyOf(":")),
+		prog(`curl|wget|http|https`)+`(?:-[A-Za-z]*u|--user|--proxy-user|-U)[= ]?\s*['"]?[^\s:'"]+:([^\s'"]+)`),
+	// redis-cli -a PASS, docker (podman, helm registry) login -p PASS,
+	// mongo -p PASS.
+	lazy(anyOf("redis-cli"), prog(`redis-cli`)+`(-a\s+)([^\s'"]+)`),
+	lazy(anyOf("login"), `(?:^|[\s;|&(/])(?:docker|podman|nerdctl|helm(?:\s+registry)?)\s+login\b[^;|&\n]*?\s(-p\s+)([^\s'"]+)`),
+	lazy(anyOf("mongo"), prog(`mongo|mongosh|mongodump|mongorestore`)+`(-p\s+)([^\s'"]+)`),
+	// openssl pass:PASS, smbclient -U user%PASS.
+	lazy(anyOf("pass:"), `(\bpass:)([^\s'"]+)`),
+	lazy(both(anyOf("smbclient", "rpcclient", "smbmap"), anyOf("%")),
+		prog(`smbclient|rpcclient|smbmap`)+`-U\s*[^\s%]+%([^\s'"]+)`),
+	// htpasswd -b FILE USER PASS.
+	lazy(anyOf("htpasswd"), prog(`htpasswd`)+`-[A-Za-z]*b[A-Za-z]*\s+\S+\s+\S+\s+([^\s'"]+)`),
+}
+
+var (
+	// KEY=value and --token value pairs whose name says secret.
+	namedSecret = lazy(anyOf("key", "token", "secret", "passw", "auth", "credential"),
+		`(?i)([A-Za-z0-9_]*(?:key|token|secret|passw(?:or)?d|auth|credential)[A-Za-z0-9_]*\s*[=:]\s*|--?(?:[a-z-]*)(?:key|token|secret|password)[a-z-]*[= ])('[^']*'|"[^"]*"|\S+)`)
+	// user:password@ in URLs.
+	urlPassword = lazy(both(anyOf("://"), anyOf("@")), `://([^/\s:@]+):[^/\s@]+@`)
+	// Long runs of token characters: API keys, bearer tokens, hashes.
+	longToken = lazy(func(lower string) bool { return hasLongRun(lower) }, `[A-Za-z0-9_\-+/=]{32,}`)
+)
 
 // redactLastGroup replaces the last group of each match of re with ***.
 func redactLastGroup(re *regexp.Regexp, s string) string {
@@ -181,21 +211,16 @@ func redactLastGroup(re *regexp.Regexp, s string) string {
 	return b.String()
 }
 
-// mayHoldSecret tells cheaply whether redact has anything to look at: an
-// assignment, a flag value, a URL, or a long run of token characters.
-func mayHoldSecret(s string) bool {
+// hasLongRun tells whether s holds 32 token characters in a row.
+func hasLongRun(s string) bool {
 	run := 0
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '=' || c == ':' || c == '-' && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t'):
-			return true
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+' || c == '/':
+		if strings.IndexByte(tokenChars, s[i]) >= 0 {
 			run++
 			if run >= 32 {
 				return true
 			}
-		default:
+		} else {
 			run = 0
 		}
 	}
@@ -204,14 +229,20 @@ func mayHoldSecret(s string) bool {
 
 // redact hides what looks like a secret before a summary is stored.
 func redact(s string) string {
-	if !mayHoldSecret(s) {
-		return s
+	lower := strings.ToLower(s)
+	for _, p := range positionalSecrets {
+		if p.need(lower) {
+			s = redactLastGroup(p.re(), s)
+		}
 	}
-	for _, p := range positionalSecrets() {
-		s = redactLastGroup(p, s)
+	if namedSecret.need(lower) {
+		s = namedSecret.re().ReplaceAllString(s, "${1}***")
 	}
-	re := secretPatterns()
-	s = re[0].ReplaceAllString(s, "${1}***")
-	s = re[1].ReplaceAllString(s, "://${1}:***@")
-	return re[2].ReplaceAllString(s, "***")
+	if urlPassword.need(lower) {
+		s = urlPassword.re().ReplaceAllString(s, "://${1}:***@")
+	}
+	if longToken.need(lower) {
+		s = longToken.re().ReplaceAllString(s, "***")
+	}
+	return s
 }

@@ -15,13 +15,17 @@ import (
 func newTestHook(t *testing.T) *Hook {
 	t.Helper()
 	dir := t.TempDir()
-	return &Hook{
+	h := &Hook{
 		StateDir:   filepath.Join(dir, "state"),
 		ConfigPath: filepath.Join(dir, "config.json"),
 		Getenv:     func(string) string { return "" },
 		Now:        func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
 		Stderr:     &bytes.Buffer{},
 	}
+	// A run past its deadline goes on writing state in the background: the
+	// test's folder is removed only after it ends (cleanups run last first).
+	t.Cleanup(h.running.Wait)
+	return h
 }
 
 const bashCall = `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Shell start-up files and the env files agents load set the environment
@@ -28,7 +29,11 @@ var startupFiles = []struct{ dirEnv, name string }{
 
 // guardAssignment finds a line that sets one of the variables that change
 // runaway's limits or where runaway and the agents keep their files.
-var guardAssignment = regexp.MustCompile(`(?:(?:^|[\s;&|(])(?:export\s+|declare\s+-x\s+|env\s+)?(` + guardNames + `)=|(?:set\s+-[a-zA-Z]*x[a-zA-Z]*|setenv)\s+(` + guardNames + `)\s)`)
+// Compiled on first use: each hook call is a new process, and most never
+// edit a start-up file.
+var guardAssignment = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:(?:^|[\s;&|(])(?:export\s+|declare\s+-x\s+|env\s+)?(` + guardNames + `)=|(?:set\s+-[a-zA-Z]*x[a-zA-Z]*|setenv)\s+(` + guardNames + `)\s)`)
+})
 
 const guardNames = `RUNAWAY_[A-Z_]*|XDG_CONFIG_HOME|XDG_STATE_HOME|XDG_BIN_HOME|CLAUDE_CONFIG_DIR|CODEX_HOME|GEMINI_CLI_HOME|BASH_ENV|ENV|ZDOTDIR|HOME`
 
@@ -50,7 +55,7 @@ func (t *checker) startupChange(path, old, next string) *finding {
 		}
 	}
 	for _, l := range added {
-		if m := guardAssignment.FindStringSubmatch(l); m != nil {
+		if m := guardAssignment().FindStringSubmatch(l); m != nil {
 			return &finding{action: "set " + m[1] + m[2] + " in " + path, why: "which the next shell or agent run loads: it changes runaway's limits or where runaway or the agents keep their files"}
 		}
 	}
