@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // What the wire knows about the commands a line runs: which of their
@@ -137,8 +138,13 @@ func (sh *shell) run(args []string, cmdEnv map[string]string, in *stdin) *stdin 
 		}
 	case "unset":
 		for _, n := range operands(rest, "") {
+			sh.subscripted(n)
 			delete(sh.env.vars, n)
 		}
+	case "shopt":
+		sh.shopt(rest)
+	case "compgen":
+		return sh.compgen(rest)
 	case "eval":
 		sh.script(strings.Join(rest, " "))
 	case "source", ".":
@@ -351,6 +357,7 @@ func (sh *shell) printf(args []string) *stdin {
 	}
 	out := printfText(args[0], args[1:])
 	if v != "" {
+		sh.subscripted(v)
 		sh.env.setString(v, out)
 		return nil
 	}
@@ -407,7 +414,27 @@ func cdTarget(sh *shell, args []string) string {
 	if !known(ops[0]) {
 		return ""
 	}
-	return sh.abs(ops[0])
+	// CDPATH's folders come first for a name that is not ./ or ../ or
+	// absolute (bash(1), cd).
+	dir := ops[0]
+	if cdpath := sh.env.Get("CDPATH").String(); cdpath != "" && !strings.HasPrefix(dir, "/") && !strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../") && dir != "." && dir != ".." {
+		if !known(cdpath) {
+			return ""
+		}
+		for _, base := range strings.Split(cdpath, ":") {
+			if base == "" {
+				base = "."
+			}
+			p := sh.abs(base + "/" + dir)
+			if p == "" {
+				continue
+			}
+			if fi, err := os.Stat(filepath.Clean(p)); err == nil && fi.IsDir() {
+				return p
+			}
+		}
+	}
+	return sh.abs(dir)
 }
 
 // abs is p as an absolute path from the shell's folder, not cleaned:
@@ -1347,4 +1374,57 @@ func printfText(format string, args []string) string {
 		}
 	}
 	return b.String()
+}
+
+// compgen -G PATTERN prints what the glob matches, -f and -d the files
+// and folders whose names start with a prefix (dotfiles too): what it
+// prints is known, so $(compgen …) and | xargs are followed.
+func (sh *shell) compgen(args []string) *stdin {
+	var glob, prefix string
+	dirsOnly := false
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-G" && i+1 < len(args):
+			i++
+			glob = args[i]
+		case a == "-f", a == "-A" && i+1 < len(args) && args[i+1] == "file":
+		case a == "-d", a == "-A" && i+1 < len(args) && args[i+1] == "directory":
+			dirsOnly = true
+		case a == "-A":
+			i++
+		case !strings.HasPrefix(a, "-"):
+			prefix = a
+		}
+	}
+	switch {
+	case glob != "":
+		if !known(glob) {
+			return nil
+		}
+		w := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: glob}}}
+		fs, err := expand.Fields(sh.config(), w)
+		if err != nil || len(fs) == 1 && fs[0] == glob {
+			return &stdin{exact: true}
+		}
+		return &stdin{text: strings.Join(fs, "\n") + "\n", exact: true}
+	case prefix != "":
+		p := sh.abs(prefix)
+		if p == "" || !known(p) {
+			return nil
+		}
+		dir, base := filepath.Split(p)
+		es, err := sh.t.readDir(filepath.Clean(dir))
+		if err != nil {
+			return &stdin{exact: true}
+		}
+		shown := strings.TrimSuffix(prefix, base)
+		var out strings.Builder
+		for _, e := range es {
+			if strings.HasPrefix(e.Name(), base) && (!dirsOnly || e.IsDir()) {
+				out.WriteString(shown + e.Name() + "\n")
+			}
+		}
+		return &stdin{text: out.String(), exact: true}
+	}
+	return nil
 }

@@ -26,11 +26,19 @@ func (sh *shell) git(args []string) {
 		case a == "-C" && len(args) > 0:
 			dir = sh.t.abs(args[0], dir)
 			args = args[1:]
-		case (a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace") && len(args) > 0:
+		case a == "-c" && len(args) > 0:
+			key, value, _ := strings.Cut(args[0], "=")
+			sh.gitConfig(key, value)
+			args = args[1:]
+		case (a == "--git-dir" || a == "--work-tree" || a == "--namespace") && len(args) > 0:
 			args = args[1:]
 		}
 	}
-	if len(args) == 0 || dir == "" || !known(dir) {
+	if len(args) == 0 {
+		return
+	}
+	sh.gitRuns(args[0], args[1:])
+	if dir == "" || !known(dir) {
 		return
 	}
 	sub, rest := args[0], args[1:]
@@ -306,4 +314,137 @@ func contains(args []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// git as a runner: what its config and its subcommands' options run
+// through a shell (git-config(1), git-rebase(1), git-filter-branch(1),
+// git-grep(1), git-submodule(1), git-bisect(1), git-difftool(1)) is run
+// through the reader, as git would.
+
+// gitRuns judges the commands a subcommand's options run.
+func (sh *shell) gitRuns(sub string, rest []string) {
+	script := func(vals []string) {
+		for _, v := range vals {
+			sh.sub().script(v)
+		}
+	}
+	switch sub {
+	case "rebase":
+		script(optionValues(rest, "--exec", "-x"))
+	case "filter-branch":
+		script(optionValues(rest, "--tree-filter", "--index-filter", "--msg-filter", "--commit-filter",
+			"--env-filter", "--parent-filter", "--tag-name-filter"))
+	case "grep":
+		// -O and --open-files-in-pager take their pager only attached.
+		for _, a := range rest {
+			if v, ok := strings.CutPrefix(a, "--open-files-in-pager="); ok {
+				script([]string{v})
+			} else if v, ok := strings.CutPrefix(a, "-O"); ok && v != "" && !strings.HasPrefix(a, "--") {
+				script([]string{v})
+			}
+		}
+	case "difftool", "mergetool":
+		script(optionValues(rest, "--extcmd", "-x"))
+	case "submodule":
+		if ops := operands(rest, ""); len(ops) > 1 && ops[0] == "foreach" {
+			script(ops[1:2])
+		}
+	case "bisect":
+		if len(rest) > 1 && rest[0] == "run" {
+			sh.sub().call(rest[1:], nil, nil)
+		}
+	case "config":
+		// git config [--global] KEY VALUE, git config set KEY VALUE: what
+		// it writes runs at the next git command.
+		ops := operands(rest, "f")
+		if len(ops) > 0 && (ops[0] == "set" || ops[0] == "add") {
+			ops = ops[1:]
+		}
+		if len(ops) >= 2 {
+			sh.gitConfig(ops[0], ops[1])
+		}
+	}
+}
+
+// gitConfig judges a config value git runs: an alias starting with !, an
+// editor, pager, ssh command, fsmonitor, filter or diff driver, credential
+// helper; core.hooksPath's hooks.
+func (sh *shell) gitConfig(key, value string) {
+	low := strings.ToLower(key)
+	if !known(value) {
+		if gitRunsKey(low) {
+			sh.opaque("git runs " + key + ", and runaway cannot know its value here")
+		}
+		return
+	}
+	switch {
+	case strings.HasPrefix(low, "alias."):
+		if v, ok := strings.CutPrefix(strings.TrimSpace(value), "!"); ok {
+			sh.sub().script(v)
+		}
+	case low == "credential.helper":
+		if v, ok := strings.CutPrefix(strings.TrimSpace(value), "!"); ok {
+			sh.sub().script(v)
+		} else if strings.HasPrefix(value, "/") {
+			sh.sub().script(value)
+		}
+	case low == "core.fsmonitor":
+		if b := strings.ToLower(value); b != "true" && b != "false" && b != "" {
+			sh.sub().script(value)
+		}
+	case low == "core.hookspath":
+		sh.gitHooks(value)
+	case gitRunsKey(low):
+		sh.sub().script(value)
+	}
+}
+
+// gitRunsKey: a config key whose value git runs through a shell.
+func gitRunsKey(low string) bool {
+	switch low {
+	case "core.editor", "core.pager", "core.sshcommand", "core.askpass", "core.gitproxy", "core.fsmonitor",
+		"core.hookspath", "sequence.editor", "diff.external", "gpg.program", "credential.helper",
+		"interactive.difffilter", "uploadpack.packobjectshook":
+		return true
+	}
+	for _, p := range []string{"alias.", "pager.", "filter.", "diff.", "merge.", "gpg.", "remote.", "difftool.", "mergetool."} {
+		if strings.HasPrefix(low, p) {
+			last := low[strings.LastIndexByte(low, '.')+1:]
+			switch last {
+			case "clean", "smudge", "process", "command", "textconv", "driver", "program", "cmd", "receivepack", "uploadpack":
+				return true
+			}
+			if p == "alias." || p == "pager." {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gitHooks judges the hooks in a folder core.hooksPath names: the ones
+// the line wrote, and the ones there now.
+func (sh *shell) gitHooks(dir string) {
+	p := sh.abs(dir)
+	if p == "" || !known(p) {
+		sh.opaque("core.hooksPath names a folder of hooks git runs, and runaway cannot know which")
+		return
+	}
+	p = filepath.Clean(p)
+	for f, text := range sh.t.written {
+		if filepath.Dir(f) == p {
+			sh.sub().script(text)
+		}
+	}
+	es, err := sh.t.readDir(p)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		if e.Type().IsRegular() {
+			if _, ok := sh.t.written[filepath.Join(p, e.Name())]; !ok {
+				sh.sub().scriptFile(filepath.Join(p, e.Name()), nil)
+			}
+		}
+	}
 }

@@ -54,6 +54,10 @@ type checker struct {
 	found     *finding
 	asked     *finding
 	unsureWhy string
+	// opaqueWhy: what bash would run that the reader cannot know (see
+	// evaluates.go); opaqueVals: the values the line had set up then.
+	opaqueWhy  string
+	opaqueVals []string
 }
 
 func newChecker(g Guarded, cwd string, deadline time.Time) *checker {

@@ -46,6 +46,7 @@ type shell struct {
 	env     *shellEnv
 	funcs   map[string]*syntax.Stmt
 	aliases map[string][]string
+	globs   globOpts
 	depth   int
 	probe   func(args []string) // tests: the words of each command run
 }
@@ -295,8 +296,14 @@ func (sh *shell) command(cmd syntax.Command, in *stdin) *stdin {
 		return sh.stmt(c.Stmt, in)
 	case *syntax.CoprocClause:
 		sh.sub().stmt(c.Stmt, in)
-	case *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestClause:
-		sh.substsIn(c)
+	case *syntax.ArithmCmd:
+		sh.arith(c.X)
+	case *syntax.LetClause:
+		for _, e := range c.Exprs {
+			sh.arith(e)
+		}
+	case *syntax.TestClause:
+		sh.testExpr(c.X)
 	}
 	return nil
 }
@@ -321,22 +328,6 @@ func (sh *shell) group(list []*syntax.Stmt, in *stdin) *stdin {
 		exact = exact && out.exact
 	}
 	return &stdin{text: text.String(), exact: exact}
-}
-
-// substsIn runs the command and process substitutions inside a node the
-// wire does not otherwise follow ((( … )), let, [[ … ]]).
-func (sh *shell) substsIn(n syntax.Node) {
-	syntax.Walk(n, func(n syntax.Node) bool {
-		switch s := n.(type) {
-		case *syntax.CmdSubst:
-			sh.sub().stmts(s.Stmts, nil)
-			return false
-		case *syntax.ProcSubst:
-			sh.sub().stmts(s.Stmts, nil)
-			return false
-		}
-		return !sh.t.done()
-	})
 }
 
 // readLoop: `… | while read [-r] NAME; do …; done` with a known input: the
@@ -368,7 +359,11 @@ func (sh *shell) readLoop(c *syntax.WhileClause, in *stdin) ([]string, string) {
 func (sh *shell) forClause(c *syntax.ForClause, in *stdin) {
 	it, ok := c.Loop.(*syntax.WordIter)
 	if !ok {
-		sh.substsIn(c.Loop)
+		if cs, ok := c.Loop.(*syntax.CStyleLoop); ok {
+			sh.arith(cs.Init)
+			sh.arith(cs.Cond)
+			sh.arith(cs.Post)
+		}
 		sh.stmts(c.Do, in)
 		return
 	}
@@ -394,11 +389,16 @@ func (sh *shell) forClause(c *syntax.ForClause, in *stdin) {
 // declare: export, declare, local, readonly, typeset.
 func (sh *shell) declare(c *syntax.DeclClause) {
 	exported := c.Variant.Value == "export"
+	var nameref, integer bool
 	for _, a := range c.Args {
 		if a.Naked {
 			if a.Value != nil {
 				for _, f := range sh.fields(a.Value) {
 					exported = exported || f == "-x"
+					if strings.HasPrefix(f, "-") {
+						nameref = nameref || strings.ContainsRune(f, 'n')
+						integer = integer || strings.ContainsRune(f, 'i')
+					}
 				}
 			}
 			if a.Name != nil && exported {
@@ -409,6 +409,16 @@ func (sh *shell) declare(c *syntax.DeclClause) {
 			continue
 		}
 		sh.assign(a)
+		if a.Name != nil && a.Value != nil && (nameref || integer) {
+			v := sh.env.Get(a.Name.Value).String()
+			if nameref {
+				// Assignments to the name change another variable: not followed.
+				sh.subscripted(v)
+				sh.opaque("a name reference (declare -n " + a.Name.Value + "=…) makes its assignments change another variable, which runaway does not follow")
+			} else {
+				sh.arithText(v, 0) // declare -i: the value is arithmetic
+			}
+		}
 		if exported && a.Name != nil {
 			v := sh.env.vars[a.Name.Value]
 			v.Exported = true
@@ -433,7 +443,11 @@ func (sh *shell) assign(a *syntax.Assign) {
 		}
 		sh.env.vars[name] = expand.Variable{Set: true, Kind: expand.Indexed, List: list}
 	case a.Index != nil:
-		// an element of an array: not followed
+		// an element of an array: not followed, but its subscript runs
+		sh.arith(a.Index)
+		if a.Value != nil {
+			sh.literal(a.Value)
+		}
 		sh.env.setString(name, unknownPart)
 	default:
 		v := ""
@@ -444,6 +458,7 @@ func (sh *shell) assign(a *syntax.Assign) {
 			v = sh.env.Get(name).String() + v
 		}
 		sh.env.setString(name, v)
+		sh.assigned(name, v)
 	}
 }
 
@@ -463,6 +478,7 @@ func (sh *shell) callExpr(c *syntax.CallExpr, in *stdin) *stdin {
 				cmdEnv = map[string]string{}
 			}
 			cmdEnv[a.Name.Value] = sh.literal(a.Value)
+			sh.assigned(a.Name.Value, cmdEnv[a.Name.Value])
 		}
 	}
 	return sh.call(sh.fields(c.Args...), cmdEnv, in)
@@ -504,10 +520,15 @@ func (sh *shell) call(args []string, cmdEnv map[string]string, in *stdin) *stdin
 func (sh *shell) fields(words ...*syntax.Word) []string {
 	var out []string
 	for _, w := range words {
+		sh.evalParts(w)
+		sh.unmatchable(w)
 		fs, err := expand.Fields(sh.config(), w)
 		if err != nil {
 			// What cannot be expanded is unknown.
 			fs = []string{unknownPart}
+		}
+		for i := range fs {
+			fs[i] = unknownOf(fs[i])
 		}
 		out = append(out, fs...)
 	}
@@ -517,10 +538,12 @@ func (sh *shell) fields(words ...*syntax.Word) []string {
 // literal expands a word as the shell does an assignment's value: no
 // splitting, no globbing.
 func (sh *shell) literal(w *syntax.Word) string {
+	sh.evalParts(w)
 	s, err := expand.Literal(sh.config(), w)
 	if err != nil {
 		return unknownPart
 	}
+	s = unknownOf(s)
 	// The shell expands ~ at the start of an assignment's value too.
 	if len(w.Parts) > 0 {
 		if lit, ok := w.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(lit.Value, "~") {
@@ -535,11 +558,12 @@ func (sh *shell) literal(w *syntax.Word) string {
 // document expands a heredoc's body (nothing when its delimiter is quoted:
 // the parser leaves it literal).
 func (sh *shell) document(w *syntax.Word) string {
+	sh.evalParts(w)
 	s, err := expand.Document(sh.config(), w)
 	if err != nil {
 		return unknownPart
 	}
-	return s
+	return unknownOf(s)
 }
 
 func (sh *shell) config() *expand.Config {
@@ -548,6 +572,67 @@ func (sh *shell) config() *expand.Config {
 		CmdSubst:  sh.cmdSubst,
 		ProcSubst: sh.procSubst,
 		ReadDir2:  sh.t.readDir,
+		// Globs match as the line's shopt says: dotglob (or GLOBIGNORE
+		// set) matches dotfiles, nocaseglob ignores case. extglob's
+		// patterns are matched always: where it is off, bash refuses them.
+		GlobStar:   sh.globs.star,
+		DotGlob:    sh.globs.dot || sh.env.Get("GLOBIGNORE").String() != "",
+		NoCaseGlob: sh.globs.noCase,
+		NullGlob:   sh.globs.null,
+		ExtGlob:    true,
+	}
+}
+
+// unmatchable: a glob the reader cannot match as bash would (extglob's
+// !(…), which matches everything but a pattern), in a folder that holds
+// protected files, leaves the call unjudged: it is denied.
+func (sh *shell) unmatchable(w *syntax.Word) {
+	var prefix strings.Builder
+	for _, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.Lit:
+			if i := strings.IndexAny(x.Value, "*?["); i >= 0 {
+				return // an ordinary glob: matched by expansion
+			}
+			prefix.WriteString(x.Value)
+			continue
+		case *syntax.ExtGlob:
+			if x.Op.String() != "!(" {
+				return
+			}
+			dir := sh.abs(filepath.Dir(prefix.String() + "x")) // abs reads a leading ~
+			if dir != "" && known(dir) && (sh.t.classify(dir) != notProtected || len(sh.t.inside(dir)) > 0) {
+				sh.t.unsure("a glob (" + x.Op.String() + x.Pattern.Value + ")) that matches everything but a pattern, in a folder that holds runaway's files or an agent's settings: name the files instead")
+			}
+			return
+		default:
+			// Quotes and expansions before the glob: judged when expanded.
+			return
+		}
+	}
+}
+
+// globOpts are the shell options that change what a glob matches.
+type globOpts struct{ star, dot, noCase, null bool }
+
+// shopt sets or unsets the glob options it names.
+func (sh *shell) shopt(args []string) {
+	on := true
+	for _, a := range args {
+		switch a {
+		case "-s":
+			on = true
+		case "-u":
+			on = false
+		case "globstar":
+			sh.globs.star = on
+		case "dotglob":
+			sh.globs.dot = on
+		case "nocaseglob":
+			sh.globs.noCase = on
+		case "nullglob":
+			sh.globs.null = on
+		}
 	}
 }
 
@@ -563,9 +648,17 @@ func (sh *shell) cmdSubst(w io.Writer, cs *syntax.CmdSubst) error {
 		_, err := io.WriteString(w, strings.TrimRight(out.text, "\n"))
 		return err
 	}
-	_, err := io.WriteString(w, unknownPart)
+	_, err := io.WriteString(w, unknownOutput)
 	return err
 }
+
+// unknownOutput stands for a command's output the wire cannot know while
+// expansion runs: expand drops NUL bytes from $(…) as bash does, so
+// unknownPart would vanish there. unknownOf turns it back.
+const unknownOutput = "\x01"
+
+// unknownOf is an expanded word with unknownOutput made unknownPart.
+func unknownOf(s string) string { return strings.ReplaceAll(s, unknownOutput, unknownPart) }
 
 // procSubst runs <(…) and >(…) in a subshell: the word is a pipe's path.
 func (sh *shell) procSubst(ps *syntax.ProcSubst) (string, error) {

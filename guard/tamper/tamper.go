@@ -116,6 +116,8 @@ func (t *checker) check(c Call) Result {
 		return t.failClosed(c, "it could not be judged in time")
 	case t.unsureWhy != "":
 		return t.failClosed(c, "runaway could not follow it ("+t.unsureWhy+")")
+	case t.opaqueWhy != "" && t.touchesProtected(c):
+		return Result{Kind: Deny, Reason: "runaway: this call names runaway's files, an agent's settings or an agent, and runaway cannot tell what bash runs in it: " + t.opaqueWhy + "; write it so that what runs is in the command itself. " + hint}
 	case t.asked != nil:
 		return Result{Kind: Ask, Reason: t.asked.askReason()}
 	}

@@ -496,7 +496,7 @@ func TestShellFields(t *testing.T) {
 		{`IFS=,; x=a,b; echo $x`, "echo|a|b"},
 		{`x=file.json.bak; echo ${x%.bak} ${y:-dflt} ${#x}`, "echo|file.json|dflt|13"},
 		{`echo {a,b}/c $'\x41\101'`, "echo|a/c|b/c|AA"},
-		{`echo $(date) $1`, "echo|\x00"},
+		{`echo $(date) $1`, "echo|\x00|\x00"}, // a command's output is unknown, not empty
 		{`bash -c 'echo "$1" "$2"' sh one "two three"`, "echo|one|two three"},
 		{`f() { echo "$1"; }; f one`, "echo|one"},
 		{`cd /tmp && (cd /usr); echo $PWD`, "echo|/tmp"},
