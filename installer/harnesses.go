@@ -211,6 +211,11 @@ func WiredNames() string {
 	for _, h := range Wired() {
 		names = append(names, h.Name)
 	}
+	return joinNames(names)
+}
+
+// joinNames lists names for people: "A", "A and B", "A, B and C".
+func joinNames(names []string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}

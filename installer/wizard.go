@@ -80,14 +80,7 @@ func (w Wizard) Run() (*SetupPlan, error) {
 	}
 	w.show(plan, opts)
 	apply := false
-	confirm := huh.NewForm(huh.NewGroup(
-		huh.NewConfirm().
-			Title("Make these changes?").
-			Affirmative("Yes, set up").
-			Negative("No").
-			Value(&apply),
-	))
-	if err := w.run(confirm); err != nil {
+	if err := w.run(confirmForm(&apply)); err != nil {
 		return nil, err
 	}
 	if !apply {
@@ -163,8 +156,73 @@ func (w Wizard) knobInput(a *answers, key string) *huh.Input {
 }
 
 // ask runs the screens: welcome and agents, which to wire, the cap (and
-// an amount of one's own), the other limits.
+// an amount of one's own), the other caps and limits, notifications, and
+// Claude Code's own rules.
 func (w Wizard) ask(agents []Found, a *answers) error {
+	name, found, ok := DesktopNotifier()
+	for _, sc := range w.screens(agents, a, name, found, ok) {
+		if sc.skip != nil && sc.skip() {
+			continue
+		}
+		if err := w.run(sc.form()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// screen is one of the wizard's forms, built when its turn comes (from
+// the answers so far); skip, when set, tells whether it is left out.
+type screen struct {
+	name string
+	form func() *huh.Form
+	skip func() bool
+}
+
+// screens are the wizard's forms in the order it asks them, given the
+// desktop notifier found (notifierOK false: none). Its test draws them
+// for docs/setup.md (testdata/wizard).
+func (w Wizard) screens(agents []Found, a *answers, notifier, notifyCmd string, notifierOK bool) []screen {
+	return []screen{
+		{name: "choices", form: func() *huh.Form { return w.choicesForm(agents, a) }},
+		// A form of its own rather than a hidden group: accessible mode
+		// asks every field of a form, hidden or not.
+		{name: "custom-cap", form: func() *huh.Form {
+			return huh.NewForm(huh.NewGroup(w.knobInput(a, "session_cap_usd")))
+		}, skip: func() bool { return a.capChoice != customCap }},
+		{name: "caps", form: func() *huh.Form {
+			return huh.NewForm(huh.NewGroup(
+				w.knobInput(a, "prompt_cap_usd"),
+				w.knobInput(a, "daily_cap_usd"),
+			).Title("More caps").Description("A cap per prompt stops one request that runs long; a daily cap bounds a day of unattended runs. Enter keeps each one."))
+		}},
+		{name: "limits", form: func() *huh.Form {
+			return huh.NewForm(huh.NewGroup(
+				w.knobInput(a, "warn_at"),
+				w.knobInput(a, "failure_run"),
+				w.knobInput(a, "repeat_run"),
+			).Title("Other limits").Description("The defaults suit most people: enter keeps each one."))
+		}},
+		// In a run nobody watches, stops, asks and denies are otherwise
+		// seen by nobody. Without a notifier or a notify_command, no screen.
+		{name: "notify", form: func() *huh.Form { return w.notifyForm(a, notifier, notifyCmd, notifierOK) },
+			skip: func() bool { return !notifierOK && a.startNotify == "" }},
+		{name: "agent-rules", form: func() *huh.Form {
+			return huh.NewForm(huh.NewGroup(
+				huh.NewConfirm().
+					Title("Let Claude Code itself keep runaway's files out of its reach?").
+					Description(AgentRulesHelp).
+					Affirmative("Yes (recommended)").
+					Negative("No").
+					Value(&a.agentRules),
+			))
+		}, skip: func() bool { return !slices.Contains(a.harnesses, "claude") }},
+	}
+}
+
+// choicesForm: the welcome (what runaway does in each agent found), which
+// agents to guard, and the cap per session.
+func (w Wizard) choicesForm(agents []Found, a *answers) *huh.Form {
 	var agentOptions []huh.Option[agent.ID]
 	for _, f := range agents {
 		if f.Support == NotSupported {
@@ -185,8 +243,7 @@ func (w Wizard) ask(agents []Found, a *answers) error {
 		capOptions = append(capOptions, huh.NewOption(label, configs.FormatValue(c)))
 	}
 	capOptions = append(capOptions, huh.NewOption("another amount", customCap))
-
-	choices := huh.NewForm(
+	return huh.NewForm(
 		huh.NewGroup(
 			huh.NewNote().
 				Title("runaway setup").
@@ -214,57 +271,11 @@ func (w Wizard) ask(agents []Found, a *answers) error {
 				Value(&a.capChoice),
 		),
 	)
-	if err := w.run(choices); err != nil {
-		return err
-	}
-	// A form of its own rather than a hidden group: accessible mode asks
-	// every field of a form, hidden or not.
-	if a.capChoice == customCap {
-		custom := huh.NewForm(huh.NewGroup(w.knobInput(a, "session_cap_usd")))
-		if err := w.run(custom); err != nil {
-			return err
-		}
-	}
-	caps := huh.NewForm(huh.NewGroup(
-		w.knobInput(a, "prompt_cap_usd"),
-		w.knobInput(a, "daily_cap_usd"),
-	).Title("More caps").Description("A cap per prompt stops one request that runs long; a daily cap bounds a day of unattended runs. Enter keeps each one."))
-	if err := w.run(caps); err != nil {
-		return err
-	}
-	limits := huh.NewForm(huh.NewGroup(
-		w.knobInput(a, "warn_at"),
-		w.knobInput(a, "failure_run"),
-		w.knobInput(a, "repeat_run"),
-	).Title("Other limits").Description("The defaults suit most people: enter keeps each one."))
-	if err := w.run(limits); err != nil {
-		return err
-	}
-	if err := w.askNotify(a); err != nil {
-		return err
-	}
-	if !slices.Contains(a.harnesses, "claude") {
-		return nil
-	}
-	rules := huh.NewForm(huh.NewGroup(
-		huh.NewConfirm().
-			Title("Let Claude Code itself keep runaway's files out of its reach?").
-			Description(w.text(AgentRulesHelp)).
-			Affirmative("Yes (recommended)").
-			Negative("No").
-			Value(&a.agentRules),
-	))
-	return w.run(rules)
 }
 
-// askNotify offers the desktop notifier found (and the notify_command
-// already set) for runaway's stops, asks and denies: in a run nobody
-// watches, they are otherwise seen by nobody. Without either, no screen.
-func (w Wizard) askNotify(a *answers) error {
-	name, found, ok := DesktopNotifier()
-	if !ok && a.startNotify == "" {
-		return nil
-	}
+// notifyForm offers the desktop notifier found (and the notify_command
+// already set) for runaway's stops, asks and denies.
+func (w Wizard) notifyForm(a *answers, name, found string, ok bool) *huh.Form {
 	var opts []huh.Option[string]
 	if ok {
 		opts = append(opts, huh.NewOption("yes, with "+name, found))
@@ -273,15 +284,25 @@ func (w Wizard) askNotify(a *answers) error {
 		opts = append(opts, huh.NewOption("keep: "+a.startNotify, a.startNotify))
 	}
 	opts = append(opts, huh.NewOption("no notifications", ""))
-	form := huh.NewForm(huh.NewGroup(
+	return huh.NewForm(huh.NewGroup(
 		huh.NewSelect[string]().
 			Title("Notify you when runaway stops, asks or denies?").
-			Description(w.text("In claude -p, codex exec and other runs nobody watches, the agent shows runaway's reason to nobody. runaway can start a command with the event (notify_command: docs/notifications.md).")).
+			Description("In claude -p, codex exec and other runs nobody watches, the agent shows runaway's reason to nobody. runaway can start a command with the event (notify_command: docs/notifications.md).").
 			Options(opts...).
 			Height(len(opts) + 3).
 			Value(&a.notify),
 	))
-	return w.run(form)
+}
+
+// confirmForm asks the last question, once the plan is shown.
+func confirmForm(apply *bool) *huh.Form {
+	return huh.NewForm(huh.NewGroup(
+		huh.NewConfirm().
+			Title("Make these changes?").
+			Affirmative("Yes, set up").
+			Negative("No").
+			Value(apply),
+	))
 }
 
 // options turns the answers into setup's options (the same ones the flags
@@ -332,7 +353,7 @@ func (w Wizard) show(plan *SetupPlan, opts SetupOptions) {
 		}
 	}
 	fmt.Fprintf(w.Out, "\nGuard %s; %s, warn at %s; ask after %d failed or %d identical calls in a row.\n",
-		strings.Join(names, " and "), caps, knob("warn_at").Format(opts.Limits["warn_at"]), opts.Limits["failure_run"], opts.Limits["repeat_run"])
+		joinNames(names), caps, knob("warn_at").Format(opts.Limits["warn_at"]), opts.Limits["failure_run"], opts.Limits["repeat_run"])
 	fmt.Fprintln(w.Out, "runaway will:")
 	for _, l := range plan.Steps() {
 		fmt.Fprintln(w.Out, "  "+l)
@@ -372,7 +393,8 @@ func (w Wizard) input(title string, value *string, validate func(string) error) 
 }
 
 // text escapes what huh's notes would take for markup (_italic_,
-// *bold*, `code`); accessible mode prints notes as they are.
+// *bold*, `code`); accessible mode prints notes as they are. Only notes
+// read markup: other fields' descriptions would show the backslashes.
 func (w Wizard) text(s string) string {
 	if w.Accessible {
 		return s
@@ -451,10 +473,23 @@ func (p *SetupPlan) AfterSetup() []string {
 	for _, l := range p.Steps() {
 		out = append(out, "  "+l)
 	}
+	spelled := map[string]bool{}
 	for _, h := range p.Wire {
 		if e := p.Files.hookEditOf(h.ID); h.afterSetup != nil && e != nil && e.Changed() {
 			out = append(out, h.afterSetup(p.paths.Bin)...)
+			spelled[h.Name] = true
 		}
+	}
+	// The rest of what setup --yes lists as still to do (the PATH).
+	var todo []string
+	for _, t := range p.Todo {
+		if name, _, ok := strings.Cut(t, ": "); ok && spelled[name] {
+			continue
+		}
+		todo = append(todo, "  "+t)
+	}
+	if len(todo) > 0 {
+		out = append(append(out, "", "still to do:"), todo...)
 	}
 	return out
 }
