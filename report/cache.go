@@ -1,46 +1,77 @@
 package report
 
 import (
-	"encoding/binary"
+	"bytes"
 	"encoding/json"
 	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/transcripts"
 )
 
 // cacheVersion changes whenever what a cache holds would be read
-// differently by this build: an older cache is then read again from the
-// sessions, never trusted.
-const cacheVersion = 1
+// differently by this build (the file's layout, or what the readers keep in
+// their positions): an older cache is then read again from the sessions,
+// never trusted.
+const cacheVersion = 2
 
-// CacheName is the cache's file name in runaway's state folder.
-const CacheName = "report-cache.json"
+// CacheName is the cache's file name in runaway's state folder;
+// legacyCacheName the JSON one of earlier versions, removed when the new
+// one is written.
+const (
+	CacheName       = "report.cache"
+	legacyCacheName = "report-cache.json"
+)
 
 // slot is a quarter hour, as Unix seconds / 900.
 const slotSeconds = 900
 
 // bucket is what one session spent on one model in one quarter hour.
 type bucket struct {
-	Slot      int64             `json:"s"`
-	Model     string            `json:"m"`
-	Usage     transcripts.Usage `json:"u"`
-	Responses int               `json:"n"`
-	USD       float64           `json:"d"`
+	Slot      int64
+	Model     string
+	Usage     transcripts.Usage
+	Responses int
+	USD       float64
 	// EstimatedUSD is the part of USD priced by an estimate (a model the
 	// price table does not know).
-	EstimatedUSD float64 `json:"e,omitempty"`
+	EstimatedUSD float64
 }
 
 // sessionState is one session in the cache: where its reads stopped and
 // what they yielded, bucketed.
 type sessionState struct {
-	Agent   Agent  `json:"a"`
-	ID      string `json:"id"`
-	Project string `json:"p,omitempty"`
+	Agent   Agent
+	ID      string
+	Project string
+	readerState
+
+	Buckets []bucket
+	// Dups counts responses this session repeated from another one.
+	Dups int
+	// Last is the newest response's time (Unix seconds).
+	Last int64
+	// Shared: the session holds responses another session holds too (a
+	// copy); making it again makes every session again.
+	Shared bool
+
+	// raw is readerState as the cache holds it (JSON), decoded only when
+	// the session has something new: an unchanged session costs a stat
+	// per file and folder (marks, dirs), not the decoding of its positions.
+	raw []byte
+	// marks are where the reading of each of the session's files stopped;
+	// dirs the folders whose listing finds its files, with their times.
+	// Nil marks: the session is read (its state decoded) every time.
+	marks []transcripts.FileMark
+	dirs  []dirMark
+}
+
+// readerState is what the readers keep between reports for one session.
+type readerState struct {
 	// Pos is the transcripts readers' position (Claude Code, Gemini CLI);
 	// Files is one position per rollout for Codex.
 	Pos   transcripts.Position            `json:"pos,omitzero"`
@@ -49,16 +80,89 @@ type sessionState struct {
 	// message yielded (a message is rewritten while it streams).
 	Mark     int64             `json:"mark,omitempty"`
 	Messages map[string]Record `json:"msgs,omitempty"`
-
-	Buckets []bucket `json:"b,omitempty"`
-	// Dups counts responses this session repeated from another one.
-	Dups int `json:"dups,omitempty"`
-	// Last is the newest response's time (Unix seconds).
-	Last int64 `json:"last,omitempty"`
-	// Shared: the session holds responses another session holds too (a
-	// copy); making it again makes every session again.
-	Shared bool `json:"shared,omitempty"`
 }
+
+// dirMark is a folder's modification time (Unix ns) when the session's
+// files were last looked for in it; a file added or removed changes it.
+type dirMark struct {
+	Path  string
+	Mtime int64
+}
+
+// unchanged reports whether nothing was added to the session's files
+// since its last read, and no file added to its folders.
+func (s *sessionState) unchanged(ref SessionRef) bool {
+	if s.marks == nil {
+		return false
+	}
+	if ref.Files != nil {
+		// A session of files listed by its source: the same files.
+		if len(ref.Files) != len(s.marks) {
+			return false
+		}
+		for i, f := range ref.Files {
+			if s.marks[i].Path != f {
+				return false
+			}
+		}
+	}
+	for _, m := range s.marks {
+		if !m.Unchanged() {
+			return false
+		}
+	}
+	for _, d := range s.dirs {
+		fi, err := os.Stat(d.Path)
+		if err != nil || fi.ModTime().UnixNano() != d.Mtime {
+			return false
+		}
+	}
+	return true
+}
+
+// decode makes the reader state of a session loaded from the cache
+// usable, before the session is read; a state that does not decode is
+// read again from nothing.
+func (s *sessionState) decode() bool {
+	raw := s.raw
+	s.raw = nil
+	if len(raw) == 0 {
+		return true
+	}
+	return json.Unmarshal(raw, &s.readerState) == nil
+}
+
+// mark records where the session's reading stopped, after a read that
+// began at start: the marks of its files, and the times of the folders
+// src looks for its files in. A folder changed since shortly before the
+// read may have gained a file the read missed; the session is then read
+// again next time.
+func (s *sessionState) mark(src source, ref SessionRef, start time.Time) {
+	s.marks, s.dirs = nil, nil
+	files, dirs, ok := src.marks(ref, s)
+	if !ok {
+		return
+	}
+	var dms []dirMark
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil {
+			continue // its parent's time tells when it is made
+		}
+		if !fi.ModTime().Before(start.Add(-dirSlack)) {
+			return
+		}
+		dms = append(dms, dirMark{Path: d, Mtime: fi.ModTime().UnixNano()})
+	}
+	s.marks, s.dirs = files, dms
+	if s.marks == nil {
+		s.marks = []transcripts.FileMark{}
+	}
+}
+
+// dirSlack is how long before a read a folder must have last changed for
+// its time to prove the read saw all of it (file systems keep coarse times).
+const dirSlack = 2 * time.Second
 
 // add puts one record into its bucket.
 func (s *sessionState) add(r Record) {
@@ -88,26 +192,29 @@ func (s *sessionState) add(r Record) {
 
 // cache is everything a report keeps between runs.
 type cache struct {
-	Version int `json:"version"`
 	// Prices fingerprints the price table the buckets were priced with.
-	Prices   string                   `json:"prices"`
-	Sessions map[string]*sessionState `json:"sessions"`
-	// Keys maps each counted response (its 64-bit key) to the session that
-	// counted it (a 32-bit hash of the session's cache id) and the usage
-	// counted for it: 8 + 4 bytes and the usage's fields as varints.
-	Keys []byte `json:"keys,omitempty"`
+	Prices   string
+	Sessions map[string]*sessionState
 	// CodexMeta is each rollout's first line, by path; OpenCodeMarks the
-	// newest message update read from each OpenCode database.
-	CodexMeta     map[string]codexMetaEntry `json:"codex_meta,omitempty"`
-	OpenCodeMarks map[string]int64          `json:"opencode_marks,omitempty"`
+	// newest message update read from each OpenCode database; GeminiIDs
+	// each Gemini CLI session file's id, from its header.
+	CodexMeta     map[string]codexMetaEntry
+	OpenCodeMarks map[string]int64
+	GeminiIDs     map[string]string
 
+	// owners maps each counted response (its 64-bit key) to the session
+	// that counted it (a 32-bit hash of the session's cache id) and the
+	// usage counted for it.
 	owners   map[uint64]counted
 	byOwner  map[uint32]*sessionState
 	metaSeen map[string]bool
+	// loaded is the cache file as read: a report that changed nothing
+	// leaves the file alone.
+	loaded []byte
 }
 
 func newCache(prices string) *cache {
-	c := &cache{Version: cacheVersion, Prices: prices, Sessions: map[string]*sessionState{}}
+	c := &cache{Prices: prices, Sessions: map[string]*sessionState{}}
 	c.init()
 	return c
 }
@@ -121,6 +228,9 @@ func (c *cache) init() {
 	}
 	if c.OpenCodeMarks == nil {
 		c.OpenCodeMarks = map[string]int64{}
+	}
+	if c.GeminiIDs == nil {
+		c.GeminiIDs = map[string]string{}
 	}
 	c.metaSeen = map[string]bool{}
 }
@@ -137,26 +247,13 @@ func loadCache(path, prices string) *cache {
 	if err != nil {
 		return newCache(prices)
 	}
-	var c cache
-	if json.Unmarshal(b, &c) != nil || c.Version != cacheVersion || c.Prices != prices || c.Sessions == nil {
+	c, err := decodeCache(b)
+	if err != nil || c.Prices != prices {
 		return newCache(prices)
 	}
-	c.owners = make(map[uint64]counted, len(c.Keys)/20)
-	for b := c.Keys; len(b) >= 12; {
-		k := binary.LittleEndian.Uint64(b)
-		v := counted{owner: binary.LittleEndian.Uint32(b[8:])}
-		b = b[12:]
-		for _, f := range v.fields() {
-			n, w := binary.Uvarint(b)
-			if w <= 0 {
-				return newCache(prices)
-			}
-			*f, b = int64(n), b[w:]
-		}
-		c.owners[k] = v
-	}
+	c.loaded = b
 	c.init()
-	return &c
+	return c
 }
 
 // save writes the cache through a temp file and a rename, so a report
@@ -167,21 +264,20 @@ func (c *cache) save(path string) error {
 			delete(c.CodexMeta, p) // the rollout is gone
 		}
 	}
-	c.Keys = c.Keys[:0]
-	for k, v := range c.owners {
-		c.Keys = binary.LittleEndian.AppendUint64(c.Keys, k)
-		c.Keys = binary.LittleEndian.AppendUint32(c.Keys, v.owner)
-		for _, f := range v.fields() {
-			c.Keys = binary.AppendUvarint(c.Keys, uint64(max(*f, 0)))
+	for p := range c.GeminiIDs {
+		if !c.metaSeen[p] {
+			delete(c.GeminiIDs, p)
 		}
 	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		return err
+	b := c.encode()
+	if bytes.Equal(b, c.loaded) {
+		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
+	// The JSON cache of earlier versions, replaced by this one.
+	os.Remove(filepath.Join(filepath.Dir(path), legacyCacheName))
 	// Fast: a cache lost in a crash is only read again from the sessions.
 	return ownfiles.WriteFile(path, b, 0o600, ownfiles.Fast)
 }
@@ -193,12 +289,7 @@ type counted struct {
 	usage transcripts.Usage
 }
 
-func (c *counted) fields() []*int64 {
-	u := &c.usage
-	return []*int64{&u.Input, &u.Output, &u.CacheRead, &u.CacheCreation, &u.CacheWrite5m, &u.CacheWrite1h, &u.WebSearch}
-}
-
-// owner is the 32-bit name of a session in Keys.
+// owner is the 32-bit name of a session in the cache's keys.
 func owner(id string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(id))

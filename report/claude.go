@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -67,6 +68,27 @@ func (claudeSource) read(ctx context.Context, s SessionRef, st *sessionState, p 
 		Counted: &again,
 	})
 	return again.restarted, err
+}
+
+func (claudeSource) marks(s SessionRef, st *sessionState) ([]transcripts.FileMark, []string, bool) {
+	if st.Pos.ScanMtime == 0 {
+		// The project folder could not be searched for subagent files, or
+		// one had no first line yet: it is searched again next time.
+		return nil, nil, false
+	}
+	// The project folder (older subagent files beside the session's, and
+	// the session's own folder made), the session's folder and every
+	// folder under its subagents/.
+	dir := filepath.Dir(s.Main)
+	session := filepath.Join(dir, strings.TrimSuffix(filepath.Base(s.Main), ".jsonl"))
+	dirs := []string{dir, session}
+	_ = filepath.WalkDir(filepath.Join(session, "subagents"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	return st.Pos.Marks(), dirs, true
 }
 
 // restartWatch stands in for the readers' record of what a file yielded:

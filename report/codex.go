@@ -122,6 +122,20 @@ func (codexSource) sessions(env Env, c *cache, n *notes) []SessionRef {
 	return out
 }
 
+func (codexSource) marks(s SessionRef, st *sessionState) ([]transcripts.FileMark, []string, bool) {
+	// The session's rollouts are listed anew each time (SessionRef.Files):
+	// the marks are theirs, in that order.
+	var files []transcripts.FileMark
+	for _, f := range s.Files {
+		pos, ok := st.Files[f]
+		if !ok {
+			return nil, nil, false
+		}
+		files = append(files, pos.Marks()...)
+	}
+	return files, nil, true
+}
+
 func isRollout(name string) bool {
 	return strings.HasPrefix(name, "rollout-") && (strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zst"))
 }

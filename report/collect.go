@@ -192,15 +192,30 @@ func (c *cache) collect(ctx context.Context, o Options) (h *History, rebuild boo
 // read reads what is new in the job's session; a session whose files were
 // replaced or cut short is read again from nothing.
 func (j *job) read(ctx context.Context, p Pricer) {
+	if j.st.raw != nil && j.st.unchanged(j.ref) {
+		return // nothing new: its state is not even decoded
+	}
+	start := time.Now()
+	fresh := func() *sessionState {
+		return &sessionState{Agent: j.st.Agent, ID: j.st.ID, Project: j.st.Project}
+	}
+	if !j.st.decode() {
+		j.restarted, j.st = true, fresh()
+	}
 	add := func(r Record) { j.recs = append(j.recs, r) }
 	restarted, err := j.src.read(ctx, j.ref, j.st, p, add)
 	if restarted {
 		j.recs = nil
 		j.restarted = true
-		j.st = &sessionState{Agent: j.st.Agent, ID: j.st.ID, Project: j.st.Project}
+		j.st = fresh()
 		_, err = j.src.read(ctx, j.ref, j.st, p, add)
 	}
 	j.err = err
+	if err == nil && ctx.Err() == nil {
+		j.st.mark(j.src, j.ref, start)
+	} else {
+		j.st.marks, j.st.dirs = nil, nil
+	}
 }
 
 // merge adds a session's new records to its buckets, each response once

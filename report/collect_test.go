@@ -1,13 +1,14 @@
 package report
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -172,6 +173,7 @@ func TestReportIncrementalEqualsFullRead(t *testing.T) {
 			o := Options{Env: homeEnv(home), Pricer: tokenPricer{}, PricesID: "t"}
 			for step := 0; !w.done(); step++ {
 				w.step(t, rng)
+				ageDirs(t, home, step)
 				o.CachePath = cache
 				inc, err := Collect(context.Background(), o)
 				if err != nil {
@@ -190,7 +192,39 @@ func TestReportIncrementalEqualsFullRead(t *testing.T) {
 			if len(full.Sessions) < 10 {
 				t.Fatalf("only %d sessions read: the layout went wrong", len(full.Sessions))
 			}
+			// Nothing new: no session's state is even decoded.
+			o.CachePath = cache
+			Collect(context.Background(), o)
+			again, _ := Collect(context.Background(), o)
+			for _, st := range again.Sessions {
+				if st.raw == nil {
+					t.Errorf("%s %s: read again with nothing new", st.Agent, st.ID)
+				}
+			}
 		})
+	}
+}
+
+// ageDirs moves the time of every folder under root changed since the last
+// step an hour back, to a second of its own for each step: as if the report
+// ran long after the agent wrote (a report trusts only a folder's time from
+// before its read began), while a folder changed keeps a time other than
+// the one a report noted.
+func ageDirs(t *testing.T, root string, step int) {
+	t.Helper()
+	recent := time.Now().Add(-10 * time.Minute)
+	at := time.Now().Add(-time.Hour).Truncate(time.Second).Add(time.Duration(step) * time.Second)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if fi, err := d.Info(); err == nil && fi.ModTime().After(recent) {
+			return os.Chtimes(p, at, at)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -291,8 +325,8 @@ func TestReportCacheFollowsPrices(t *testing.T) {
 	if h, _ := Collect(context.Background(), o); sum(h)["claude s1"] != 2 {
 		t.Fatalf("with other prices: %v, want the session priced again", sum(h))
 	}
-	if b, _ := os.ReadFile(cache); !bytes.Contains(b, []byte(`"prices":"two"`)) {
-		t.Fatalf("the cache was not made again: %s", b)
+	if b, _ := os.ReadFile(cache); loadCache(cache, "two").Prices != "two" || len(loadCache(cache, "two").Sessions) != 1 {
+		t.Fatalf("the cache was not made again: %q", b)
 	}
 	os.Remove(p)
 	if h, _ := Collect(context.Background(), o); len(h.Sessions) != 0 {
@@ -303,3 +337,62 @@ func TestReportCacheFollowsPrices(t *testing.T) {
 type pricerFunc func(string, transcripts.Usage) (float64, bool)
 
 func (f pricerFunc) Cost(m string, u transcripts.Usage, _ time.Time) (float64, bool) { return f(m, u) }
+
+// TestReportSeesNewFilesOfAnUnchangedSession: a session whose files did not
+// grow is not read again, yet a subagent file new in its folders is found
+// (Claude Code's <session>/subagents/, Gemini CLI's chats/<session id>/),
+// and a line appended to a file with its folders unchanged is counted.
+func TestReportSeesNewFilesOfAnUnchangedSession(t *testing.T) {
+	home := t.TempDir()
+	claude := filepath.Join(home, ".claude", "projects", "-p", "s1.jsonl")
+	gemini := filepath.Join(home, ".gemini", "tmp", "p", "chats", "session-2026-11-30T10-00-aaaaaaaa.jsonl")
+	claudeLine := func(id string, tokens int) string {
+		return fmt.Sprintf(`{"type":"assistant","sessionId":"s1","requestId":"r%s","timestamp":"2026-11-30T10:00:00.000Z","message":{"id":"m%s","model":"x","content":[],"usage":{"input_tokens":%d,"output_tokens":0}}}`+"\n", id, id, tokens)
+	}
+	geminiLine := func(id string, tokens int) string {
+		return fmt.Sprintf(`{"id":"%s","timestamp":"2026-11-30T10:00:01.000Z","type":"gemini","content":"x","tokens":{"input":%d,"output":0},"model":"gemini-3.8-flash"}`+"\n", id, tokens)
+	}
+	write := func(path, data string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(data)
+		f.Close()
+	}
+	write(claude, claudeLine("1", 1_000_000))
+	write(gemini, `{"sessionId":"aaaaaaaa-1111","projectHash":"ab","startTime":"2026-11-30T10:00:00.000Z","kind":"main"}`+"\n"+geminiLine("g1", 1_000_000))
+	o := Options{Env: homeEnv(home), Pricer: tokenPricer{}, PricesID: "t", CachePath: filepath.Join(home, "cache")}
+	step := 0
+	report := func(want map[string]float64) *History {
+		t.Helper()
+		step++
+		ageDirs(t, home, step)
+		h, err := Collect(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sum(h); !reflect.DeepEqual(got, want) {
+			t.Fatalf("report %d: %v, want %v", step, got, want)
+		}
+		return h
+	}
+	report(map[string]float64{"claude s1": 1, "gemini aaaaaaaa-1111": 1})
+	h := report(map[string]float64{"claude s1": 1, "gemini aaaaaaaa-1111": 1})
+	for _, st := range h.Sessions {
+		if st.raw == nil {
+			t.Errorf("%s: read again with nothing new", st.Agent)
+		}
+	}
+	write(filepath.Join(filepath.Dir(claude), "s1", "subagents", "agent-a1.jsonl"), claudeLine("2", 2_000_000))
+	write(filepath.Join(filepath.Dir(gemini), "aaaaaaaa-1111", "sub-1.jsonl"), geminiLine("g2", 2_000_000))
+	report(map[string]float64{"claude s1": 3, "gemini aaaaaaaa-1111": 3})
+	write(filepath.Join(filepath.Dir(claude), "s1", "subagents", "agent-a1.jsonl"), claudeLine("3", 4_000_000))
+	write(filepath.Join(filepath.Dir(gemini), "aaaaaaaa-1111", "sub-1.jsonl"), geminiLine("g3", 4_000_000))
+	report(map[string]float64{"claude s1": 7, "gemini aaaaaaaa-1111": 7})
+	// A folder made inside subagents/ after the report, and a file in it.
+	write(filepath.Join(filepath.Dir(claude), "s1", "subagents", "nested", "agent-a2.jsonl"), claudeLine("4", 8_000_000))
+	report(map[string]float64{"claude s1": 15, "gemini aaaaaaaa-1111": 7})
+}

@@ -23,7 +23,7 @@ func geminiRoot(env Env) string {
 	return filepath.Join(h, ".gemini")
 }
 
-func (geminiSource) sessions(env Env, _ *cache, n *notes) []SessionRef {
+func (geminiSource) sessions(env Env, c *cache, n *notes) []SessionRef {
 	root := geminiRoot(env)
 	tmp := filepath.Join(root, "tmp")
 	var out []SessionRef
@@ -38,10 +38,14 @@ func (geminiSource) sessions(env Env, _ *cache, n *notes) []SessionRef {
 			if !strings.HasPrefix(name, "session-") || !strings.HasSuffix(name, ".jsonl") || !sessionFile(root, path, e, n) {
 				continue
 			}
-			id := transcripts.GeminiSessionID(path)
-			if id == "" {
-				continue // no header yet
+			id, ok := c.GeminiIDs[path]
+			if !ok {
+				if id = transcripts.GeminiSessionID(path); id == "" {
+					continue // no header yet
+				}
+				c.GeminiIDs[path] = id // a header is written once
 			}
+			c.metaSeen[path] = true
 			out = append(out, SessionRef{Agent: Gemini, Main: path, ID: id, Project: p.Name()})
 		}
 	}
@@ -55,4 +59,21 @@ func (geminiSource) read(ctx context.Context, s SessionRef, st *sessionState, p 
 		Counted:  &again,
 	})
 	return again.restarted, err
+}
+
+func (geminiSource) marks(s SessionRef, st *sessionState) ([]transcripts.FileMark, []string, bool) {
+	if st.Pos.Root == "" {
+		return nil, nil, false
+	}
+	// chats/ (where a subagent's folder is made), the session's folder and
+	// each subagent's, where theirs are.
+	chats := filepath.Dir(s.Main)
+	marks := st.Pos.Marks()
+	dirs := []string{chats, filepath.Join(chats, st.Pos.Root)}
+	for _, m := range marks {
+		if m.Path != s.Main {
+			dirs = append(dirs, filepath.Join(chats, strings.TrimSuffix(filepath.Base(m.Path), ".jsonl")))
+		}
+	}
+	return marks, dirs, true
 }

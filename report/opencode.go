@@ -176,3 +176,8 @@ func (opencodeSource) read(_ context.Context, s SessionRef, st *sessionState, p 
 	}
 	return false, nil
 }
+
+// marks: a database is asked for what is new each time.
+func (opencodeSource) marks(SessionRef, *sessionState) ([]transcripts.FileMark, []string, bool) {
+	return nil, nil, false
+}

@@ -76,6 +76,11 @@ type source interface {
 	// response; it reports whether st had to start over (a file replaced
 	// or cut short), in which case everything st yielded before is void.
 	read(ctx context.Context, s SessionRef, st *sessionState, p Pricer, add func(Record)) (restarted bool, err error)
+	// marks are, after a read, where the reading of each of the session's
+	// files stopped and the folders where new files of it would appear;
+	// ok false: no stat can tell the session unchanged, it is read every
+	// time.
+	marks(s SessionRef, st *sessionState) (files []transcripts.FileMark, dirs []string, ok bool)
 }
 
 // sources is every agent a report reads, in the order reports list them.

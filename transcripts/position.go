@@ -379,3 +379,38 @@ func scanLines(ctx context.Context, r io.Reader, bufSize int, fp *FilePos, fn fu
 		}
 	}
 }
+
+// FileMark is where the reading of one file stopped: a caller that keeps
+// many sessions' positions (a report) tells from the marks alone, with a
+// stat each, that a session has nothing new, without decoding its Position.
+type FileMark struct {
+	Path string // absolute
+	Off  int64
+	ID   string
+}
+
+// Marks are the marks of the files p has read.
+func (p *Position) Marks() []FileMark {
+	marks := make([]FileMark, len(p.Files))
+	for i, f := range p.Files {
+		marks[i] = FileMark{Path: p.absPath(f.Path), Off: f.Off, ID: f.ID}
+	}
+	return marks
+}
+
+// Unchanged reports whether a read of the file would find nothing new: it
+// is the same file and as long as where its reading stopped, or it is
+// still missing. It is the readers' own check before they open a file.
+func (m FileMark) Unchanged() bool {
+	fi, err := os.Stat(m.Path)
+	if err != nil {
+		return m.ID == "" && errors.Is(err, fs.ErrNotExist)
+	}
+	if m.ID == "" {
+		return false
+	}
+	if isCompressed(m.Path) {
+		return m.ID == fmt.Sprintf("%s:%d", fileID(fi), fi.Size())
+	}
+	return m.ID == fileID(fi) && fi.Size() == m.Off
+}
