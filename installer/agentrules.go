@@ -72,31 +72,33 @@ func claudeRules(paths Paths, settings []string, goos string) []string {
 }
 
 // guardedSettings are the settings files that hold or will hold runaway's
-// entry: the plan's and those an earlier setup recorded. Codex's
-// config.toml holds its hooks switch and trust record, so it goes with
-// Codex's hooks file.
+// entry: the plan's and those an earlier setup recorded, each with the
+// files beside it that switch its hooks (its Harness.besides: Codex's
+// config.toml, which holds its hooks switch and trust records).
 func (p *SetupPlan) guardedSettings() []string {
 	var out []string
-	var add func(harness, path string)
-	add = func(harness, path string) {
-		if !slices.Contains(out, path) {
-			out = append(out, path)
+	add := func(id agent.ID, path string) {
+		paths := []string{path}
+		if h, ok := HarnessByID(id); ok && h.besides != nil {
+			paths = append(paths, h.besides(path)...)
 		}
-		if harness == "codex" {
-			add("", filepath.Join(filepath.Dir(path), "config.toml"))
+		for _, p := range paths {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
 		}
 	}
 	for _, e := range p.Files {
 		switch e := e.(type) { // runaway's config and OpenCode's package-lock.json guard nothing
 		case *hookEdit:
-			add(string(e.harness), e.path)
+			add(e.harness, e.path)
 		case *pluginEdit:
-			add(string(agent.OpenCode), e.path)
+			add(agent.OpenCode, e.path)
 		}
 	}
 	if p.prior != nil {
 		for _, f := range p.prior.Files {
-			add(string(f.Harness), f.Path)
+			add(f.Harness, f.Path)
 		}
 	}
 	return out

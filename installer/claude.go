@@ -1,6 +1,16 @@
 package installer
 
-import "github.com/runaway-guard/runaway/agent"
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/runaway-guard/runaway/agent"
+	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/ownfiles"
+)
 
 // claudeHarness: Claude Code, with every answer. Doctor checks its
 // disableAllHooks switches and the deny rules setup writes for it.
@@ -10,4 +20,82 @@ var claudeHarness = Harness{
 	doctor:         (*doctor).checkWired,
 	settingsChecks: func(d *doctor, w *wiredChecks) { d.checkClaudeSwitch(w.doc) },
 	protection:     (*doctor).checkClaudeRules,
+	events: map[string]eventCheck{
+		configs.ClaudeSkillShellEvent: {"skill-entry", "each runs before every shell command of a skill", "the shell commands a skill runs as it loads are not judged"},
+		configs.ClaudeBatchEvent:      {"batch-entry", "each runs after every batch of tool calls", "a response Claude Code writes to its transcript after the call's hook ran is not counted before the next request"},
+	},
+}
+
+// checkClaudeSwitch looks for disableAllHooks in the user settings and in
+// the current folder's project settings.
+func (d *doctor) checkClaudeSwitch(user *configs.Doc) {
+	files := []string{configs.ClaudeSettings().Path}
+	if d.opts.Dir != "" {
+		files = append(files,
+			filepath.Join(d.opts.Dir, ".claude", "settings.json"),
+			filepath.Join(d.opts.Dir, ".claude", "settings.local.json"))
+	}
+	var on []string
+	for i, path := range files {
+		doc := user
+		if i > 0 {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				continue
+			}
+			if doc, err = configs.ParseDoc(ownfiles.Tilde(path), b, false); err != nil {
+				d.add(StatusWarn, "claude-hooks-off", "%v", err)
+				continue
+			}
+		}
+		var s struct {
+			DisableAllHooks bool `json:"disableAllHooks"`
+		}
+		if doc != nil && doc.Value(&s) == nil && s.DisableAllHooks {
+			on = append(on, ownfiles.Tilde(path))
+		}
+	}
+	if len(on) > 0 {
+		d.add(StatusFail, "claude-hooks-off", "disableAllHooks is true in %s: Claude Code runs no hooks, runaway included; remove it", strings.Join(on, ", "))
+		return
+	}
+	d.add(StatusOK, "claude-hooks-off", "disableAllHooks is not set")
+}
+
+func (d *doctor) checkClaudeRules(f InstalledFile) {
+	const check = "claude-protection"
+	name := ownfiles.Tilde(f.Path)
+	b, err := os.ReadFile(f.Path)
+	if err != nil {
+		return // checkFile has said what is wrong with the file
+	}
+	doc, err := configs.ParseDoc(name, b, true)
+	if err != nil {
+		return
+	}
+	have, _ := doc.DenyRules()
+	want := claudeRules(d.paths, d.recordedSettings(), runtime.GOOS)
+	var missing []string
+	for _, r := range want {
+		if !slices.Contains(have, r) {
+			missing = append(missing, r)
+		}
+	}
+	var v struct {
+		Sandbox struct{ Enabled bool } `json:"sandbox"`
+	}
+	_ = doc.Value(&v)
+	bash := "its Bash is held by the tamper wire only: turn Claude Code's sandbox on (/sandbox) and its Edit rules hold Bash too"
+	if v.Sandbox.Enabled {
+		bash = "its sandbox holds Bash to them too"
+	}
+	switch {
+	case len(missing) == 0:
+		d.add(StatusOK, check, "enforced by Claude Code: %d permissions.deny rules in %s keep its file tools off runaway's files and settings; %s", len(want), name, bash)
+	case len(missing) == len(want):
+		d.add(StatusWarn, check, "guard rail only: runaway's tamper wire reads each call, but Claude Code itself lets its tools edit runaway's files; run: runaway setup --agent-rules")
+	default:
+		d.add(StatusWarn, check, "%d of %d permissions.deny rules for runaway's files are missing from %s (%s): those paths are held by the tamper wire only; run: runaway setup --agent-rules",
+			len(missing), len(want), name, strings.Join(missing, ", "))
+	}
 }

@@ -1,10 +1,21 @@
 package installer
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
+	"unicode"
 
+	"github.com/BurntSushi/toml"
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
@@ -29,6 +40,7 @@ var codexHarness = Harness{
 		d.checkCodexConfig(w.sf.Path, trust)
 		d.checkCodexStop()
 	},
+	besides:    func(path string) []string { return []string{configs.CodexConfig(path)} },
 	wire:       wireCodex,
 	unwire:     unwireCodex,
 	protection: (*doctor).checkCodexSandbox,
@@ -218,3 +230,220 @@ func (e *trustEdit) Describe() string {
 }
 
 func (e *trustEdit) record(*Installed) {}
+
+// codexTrustStep is how the person trusts runaway's entries: Codex offers
+// its review at startup, and /hooks lists them by their names.
+const codexTrustStep = `start codex, choose "Review hooks" where it says "Hooks need review" (or type /hooks), and trust the entries named "runaway: …"`
+
+// checkCodexConfig reads $CODEX_HOME/config.toml: hooks switched off, and
+// whether the person trusted runaway's entry. Read-only: runaway never
+// writes the trust itself.
+func (d *doctor) checkCodexConfig(hooksPath string, entries []trustCheck) {
+	path := filepath.Join(configs.CodexDir(), "config.toml")
+	name := ownfiles.Tilde(path)
+	cfg := map[string]any{}
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		d.add(StatusFail, "codex-config", "%v", err)
+		return
+	default:
+		if err := toml.Unmarshal(b, &cfg); err != nil {
+			d.add(StatusFail, "codex-config", "%s does not parse (%v): Codex will not start; fix it", name, err)
+			return
+		}
+	}
+	features, _ := cfg["features"].(map[string]any)
+	var off []string
+	for _, k := range []string{"hooks", "codex_hooks"} {
+		if v, ok := features[k].(bool); ok && !v {
+			off = append(off, k+" = false")
+		}
+	}
+	if len(off) > 0 {
+		d.add(StatusFail, "codex-hooks-off", "[features] %s in %s: Codex runs no hooks, runaway included; remove it", strings.Join(off, ", "), name)
+	} else {
+		d.add(StatusOK, "codex-hooks-off", "hooks are on (no [features] hooks = false)")
+	}
+	if len(entries) == 0 {
+		return
+	}
+	abs, err := filepath.Abs(hooksPath)
+	if err != nil {
+		d.add(StatusFail, "codex-trust", "%v", err)
+		return
+	}
+	hooks, _ := cfg["hooks"].(map[string]any)
+	states, _ := hooks["state"].(map[string]any)
+	for _, t := range entries {
+		// Each entry has its own key and hash: Codex asks for each in /hooks.
+		key, want := CodexTrust(abs, t.entry)
+		state, found := states[key].(map[string]any)
+		have, _ := state["trusted_hash"].(string)
+		which := "runaway's " + t.entry.Event + " entry"
+		switch {
+		case !found || have == "":
+			d.add(StatusWarn, t.check, "%s is not trusted yet, and Codex skips it silently until it is: %s", which, codexTrustStep)
+		case state["enabled"] == false:
+			d.add(StatusFail, t.check, "%s is switched off in Codex's /hooks: start codex, type /hooks, and switch it on", which)
+		case have != want:
+			d.add(StatusWarn, t.check, "%s changed since it was trusted (trusted %s, now %s), and Codex skips it until it is trusted again: %s", which, shortHash(have), shortHash(want), codexTrustStep)
+		default:
+			d.add(StatusOK, t.check, "%s is trusted (%s)", which, key)
+		}
+	}
+}
+
+// trustCheck is one of runaway's Codex entries whose trust doctor checks,
+// and the check's name.
+type trustCheck struct {
+	check string
+	entry configs.Entry
+}
+
+func shortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
+}
+
+// codexHandlerIdentity is a command handler as Codex normalizes it before
+// hashing: timeout always present, commandWindows dropped. Field order is
+// the sorted key order Codex hashes.
+type codexHandlerIdentity struct {
+	Async         bool   `json:"async"`
+	Command       string `json:"command"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	Timeout       int64  `json:"timeout"`
+	Type          string `json:"type"`
+}
+
+type codexHookIdentity struct {
+	EventName string                 `json:"event_name"`
+	Hooks     []codexHandlerIdentity `json:"hooks"`
+	Matcher   *string                `json:"matcher,omitempty"`
+}
+
+// codexDefaultTimeout is what Codex fills in for a handler without one.
+const codexDefaultTimeout = 600
+
+// CodexTrust is the key under [hooks.state] in Codex's config.toml and the
+// trusted_hash Codex stores there for the entry e of the hooks.json at
+// absPath (reference/codex.md §1 "Trust"; codex-observed.md §3).
+func CodexTrust(absPath string, e configs.Entry) (key, hash string) {
+	label := snakeCase(e.Event)
+	key = fmt.Sprintf("%s:%s:%d:%d", absPath, label, e.Group, e.Handler)
+	timeout := int64(codexDefaultTimeout)
+	if e.HasTimeout {
+		timeout = int64(e.Timeout)
+	}
+	id := codexHookIdentity{
+		EventName: label,
+		Hooks:     []codexHandlerIdentity{{Command: e.Command, StatusMessage: e.StatusMessage, Timeout: timeout, Type: "command"}},
+	}
+	if e.HasMatcher {
+		m := e.Matcher
+		id.Matcher = &m
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	// serde_json writes <, > and & as they are.
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(id)
+	sum := sha256.Sum256(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	return key, "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// snakeCase turns an event name into Codex's key label: PreToolUse →
+// pre_tool_use.
+func snakeCase(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// checkCodexStop says what happens at the cap in Codex, whose hooks cannot
+// end a running turn: runaway interrupts the codex process that ran the
+// hook (guard's stop_codex.go), unless end_agent is off or it cannot find
+// that process, and then every call is denied while Codex goes on.
+func (d *doctor) checkCodexStop() {
+	p, _ := configs.LoadPolicy(d.paths.Config, os.Getenv)
+	switch {
+	case !p.EndAgent:
+		d.add(StatusOK, "codex-stop", "end_agent is off: at the cap every call is denied, and Codex goes on asking the model after each deny")
+	case runtime.GOOS != "linux":
+		d.add(StatusWarn, "codex-stop", "runaway finds the codex process that ran its hook through /proc, which %s lacks: at the cap every call is denied, and Codex goes on asking the model after each deny", runtime.GOOS)
+	default:
+		d.add(StatusOK, "codex-stop", "at the cap runaway interrupts the codex process that ran the hook (SIGINT to that process only, never one found by name): exec ends its turn, the TUI exits and runaway repairs its terminal; under codex app-server (IDEs) every call is denied instead")
+	}
+}
+
+// checkCodexSandbox reads Codex's sandbox_mode: Codex's own sandbox keeps
+// its commands from writing outside their writable roots.
+func (d *doctor) checkCodexSandbox(f InstalledFile) {
+	const check = "codex-protection"
+	var cfg struct {
+		SandboxMode string `toml:"sandbox_mode"`
+		Workspace   struct {
+			WritableRoots       []string `toml:"writable_roots"`
+			ExcludeSlashTmp     bool     `toml:"exclude_slash_tmp"`
+			ExcludeTmpdirEnvVar bool     `toml:"exclude_tmpdir_env_var"`
+		} `toml:"sandbox_workspace_write"`
+	}
+	path := filepath.Join(filepath.Dir(f.Path), "config.toml")
+	if b, err := os.ReadFile(path); err == nil {
+		if _, err := toml.Decode(string(b), &cfg); err != nil {
+			return // checkCodexConfig has said it does not parse
+		}
+	}
+	bypass := "; a run with --dangerously-bypass-approvals-and-sandbox or --sandbox danger-full-access is held by the tamper wire only"
+	switch cfg.SandboxMode {
+	case "danger-full-access":
+		d.add(StatusWarn, check, "guard rail only: sandbox_mode = \"danger-full-access\" in %s lets Codex's commands write anywhere, runaway's files included; only runaway's tamper wire reads them", ownfiles.Tilde(path))
+	case "read-only":
+		d.add(StatusOK, check, "enforced by Codex: sandbox_mode = \"read-only\" keeps its commands from writing anywhere%s", bypass)
+	case "workspace-write", "":
+		dirs, files := protectedPaths(d.paths, d.recordedSettings())
+		// Besides the workspace and writable_roots, Codex lets commands
+		// write /tmp and $TMPDIR unless told not to.
+		roots := slices.Clone(cfg.Workspace.WritableRoots)
+		if !cfg.Workspace.ExcludeSlashTmp && runtime.GOOS != "windows" {
+			roots = append(roots, "/tmp")
+		}
+		if tmp := os.Getenv("TMPDIR"); tmp != "" && !cfg.Workspace.ExcludeTmpdirEnvVar {
+			roots = append(roots, tmp)
+		}
+		for _, root := range roots {
+			for _, p := range append(dirs, files...) {
+				if within(p, root) {
+					d.add(StatusWarn, check, "guard rail only for %s: it is inside %s, which Codex's commands may write under workspace-write (writable_roots, or /tmp and $TMPDIR unless [sandbox_workspace_write] exclude_slash_tmp and exclude_tmpdir_env_var are set in %s)", ownfiles.Tilde(p), root, ownfiles.Tilde(path))
+					return
+				}
+			}
+		}
+		mode := "sandbox_mode = \"workspace-write\" keeps its commands"
+		if cfg.SandboxMode == "" {
+			mode = "no sandbox_mode is set: codex exec runs read-only, and workspace-write keeps commands"
+		}
+		d.add(StatusOK, check, "enforced by Codex: %s to the workspace, /tmp and its writable roots, which hold none of runaway's files, unless codex starts in a folder that holds them (such as your home)%s", mode, bypass)
+	default:
+		d.add(StatusWarn, check, "sandbox_mode = %q in %s is not one runaway knows: runaway's files are held by the tamper wire only", cfg.SandboxMode, ownfiles.Tilde(path))
+	}
+}
+
+// within reports whether path is root or inside it.
+func within(path, root string) bool {
+	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}

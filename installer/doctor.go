@@ -86,12 +86,29 @@ func Doctor(opts DoctorOptions) []Check {
 	if d.rec, err = ReadInstalled(d.paths.Installed); err != nil {
 		d.add(StatusFail, "record", "%v; run: runaway setup", err)
 	}
-	d.checkBinary()
-	d.checkLinkage()
-	d.checkConfig()
-	d.checkState()
-	d.checkErrorLog()
-	d.checkShell()
+	for _, check := range doctorChecks {
+		check(d)
+	}
+	return d.out
+}
+
+// doctorChecks are doctor's checks, in the order it shows them: runaway's
+// own files, then each agent's checks (its Harness's doctor, settingsChecks
+// and protection, in its own file), then how each is kept from runaway's
+// files. Each adds its lines.
+var doctorChecks = []func(*doctor){
+	(*doctor).checkBinary,
+	(*doctor).checkLinkage,
+	(*doctor).checkConfig,
+	(*doctor).checkState,
+	(*doctor).checkErrorLog,
+	(*doctor).checkShell,
+	(*doctor).checkAgents,
+	(*doctor).checkProtection,
+}
+
+// checkAgents runs each agent's own checks, or says whether it is there.
+func (d *doctor) checkAgents() {
 	for _, h := range Harnesses {
 		if h.doctor != nil {
 			h.doctor(d, h)
@@ -99,8 +116,6 @@ func Doctor(opts DoctorOptions) []Check {
 			d.checkFound(h)
 		}
 	}
-	d.checkProtection()
-	return d.out
 }
 
 // Failed counts the checks that failed.
@@ -453,36 +468,36 @@ func (d *doctor) checkFile(h Harness, w wiredFile) {
 	}
 }
 
+// eventCheck is how doctor names and weighs runaway's entry under an event
+// besides the one before each tool call: the check's name (after the
+// file's prefix), what each entry does, and what is lost without it (a
+// warning: setups before it lacked it). Those of one agent are in its
+// Harness.events; commonEvents are shared.
+type eventCheck struct{ check, each, without string }
+
+// commonEvents: Claude Code and Codex both take an entry before each prompt.
+var commonEvents = map[string]eventCheck{
+	"UserPromptSubmit": {"prompt-entry", "each runs on every prompt", "a prompt in a session over its cap still reaches the model before runaway stops its first tool call"},
+}
+
 // checkEntry checks there is exactly one entry under the event and that
-// it is well formed. The PreToolUse entry guards every call; without the
-// UserPromptSubmit one a stopped session's next prompt still reaches the
-// model (warned, since setups before it lack it); Gemini CLI's BeforeModel
-// entry does that before each model request.
+// it is well formed. The entry before each tool call guards every call;
+// a missing entry under another event only warns.
 func (d *doctor) checkEntry(h Harness, w wiredFile, name, event string, entries []configs.Entry) (configs.Entry, bool) {
+	ec, more := h.events[event]
+	if !more {
+		ec, more = commonEvents[event]
+	}
 	check, what := w.check+"-entry", "each runs on every call"
-	switch event {
-	case "UserPromptSubmit":
-		check, what = w.check+"-prompt-entry", "each runs on every prompt"
-	case configs.GeminiModelEvent:
-		check, what = w.check+"-model-entry", "each runs before every model request"
-	case configs.ClaudeSkillShellEvent:
-		check, what = w.check+"-skill-entry", "each runs before every shell command of a skill"
-	case configs.ClaudeBatchEvent:
-		check, what = w.check+"-batch-entry", "each runs after every batch of tool calls"
+	if more {
+		check, what = w.check+"-"+ec.check, ec.each
 	}
 	fix := "run: " + w.fix
 	switch len(entries) {
 	case 0:
-		switch event {
-		case "UserPromptSubmit":
-			d.add(StatusWarn, check, "no runaway entry under UserPromptSubmit in %s: a prompt in a session over its cap still reaches the model before runaway stops its first tool call; %s", name, fix)
-		case configs.GeminiModelEvent:
-			d.add(StatusWarn, check, "no runaway entry under BeforeModel in %s: a session over its cap still sends the model a request before runaway stops its first tool call; %s", name, fix)
-		case configs.ClaudeSkillShellEvent:
-			d.add(StatusWarn, check, "no runaway entry under PreSkillShellCommand in %s: the shell commands a skill runs as it loads are not judged; %s", name, fix)
-		case configs.ClaudeBatchEvent:
-			d.add(StatusWarn, check, "no runaway entry under PostToolBatch in %s: a response Claude Code writes to its transcript after the call's hook ran is not counted before the next request; %s", name, fix)
-		default:
+		if more {
+			d.add(StatusWarn, check, "no runaway entry under %s in %s: %s; %s", event, name, ec.without, fix)
+		} else {
 			d.add(StatusFail, check, "no runaway entry in %s: %s is not guarded; %s", name, h.Name, fix)
 		}
 		return configs.Entry{}, false
@@ -550,42 +565,6 @@ func formProblems(e configs.Entry, want configs.HookSpec, agent string) []string
 		out = append(out, "it has no commandWindows: "+agent+" runs the command in PowerShell here, which echoes a quoted path instead of running it")
 	}
 	return out
-}
-
-// checkClaudeSwitch looks for disableAllHooks in the user settings and in
-// the current folder's project settings.
-func (d *doctor) checkClaudeSwitch(user *configs.Doc) {
-	files := []string{configs.ClaudeSettings().Path}
-	if d.opts.Dir != "" {
-		files = append(files,
-			filepath.Join(d.opts.Dir, ".claude", "settings.json"),
-			filepath.Join(d.opts.Dir, ".claude", "settings.local.json"))
-	}
-	var on []string
-	for i, path := range files {
-		doc := user
-		if i > 0 {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				continue
-			}
-			if doc, err = configs.ParseDoc(ownfiles.Tilde(path), b, false); err != nil {
-				d.add(StatusWarn, "claude-hooks-off", "%v", err)
-				continue
-			}
-		}
-		var s struct {
-			DisableAllHooks bool `json:"disableAllHooks"`
-		}
-		if doc != nil && doc.Value(&s) == nil && s.DisableAllHooks {
-			on = append(on, ownfiles.Tilde(path))
-		}
-	}
-	if len(on) > 0 {
-		d.add(StatusFail, "claude-hooks-off", "disableAllHooks is true in %s: Claude Code runs no hooks, runaway included; remove it", strings.Join(on, ", "))
-		return
-	}
-	d.add(StatusOK, "claude-hooks-off", "disableAllHooks is not set")
 }
 
 // sampleCall asks this runaway's hook for its sample call of the agent
@@ -701,4 +680,59 @@ func (d *doctor) checkFound(h Harness) {
 		return
 	}
 	d.add(StatusOK, string(h.ID), "found; %s", h.Why)
+}
+
+// checkProtection says, per wired agent, how well runaway's files are kept
+// out of the agent's reach: by the tamper wire alone (a guard rail that
+// reads each call) or also by the agent itself (its own rules or sandbox).
+func (d *doctor) checkProtection() {
+	if d.rec == nil {
+		return
+	}
+	for _, f := range d.rec.Files {
+		if f.Project {
+			continue
+		}
+		h, _ := HarnessByID(f.Harness)
+		switch {
+		case h.protection != nil:
+			h.protection(d, f)
+		default:
+			d.add(StatusOK, string(f.Harness)+"-protection", "guard rail only: runaway's tamper wire reads each call; %s has no rules runaway can write to keep its tools away from runaway's files", h.Name)
+		}
+	}
+}
+
+// recordedSettings are the settings files setup recorded, with the files
+// beside each that hold the agent's hook switches (as setup protects them).
+func (d *doctor) recordedSettings() []string {
+	var out []string
+	for _, f := range d.rec.Files {
+		out = append(out, f.Path)
+		if h := d.agents[f.Harness]; h.besides != nil {
+			out = append(out, h.besides(f.Path)...)
+		}
+	}
+	return out
+}
+
+// readJSONC reads a JSON-with-comments file into a map; a missing file is
+// (nil, nil).
+func readJSONC(path string) (map[string]any, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	doc, err := configs.ParseDoc(ownfiles.Tilde(path), b, false)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := doc.Value(&m); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", ownfiles.Tilde(path), err)
+	}
+	return m, nil
 }

@@ -62,6 +62,12 @@ type Harness struct {
 	// setup's record (nil: the entries out of that file).
 	wire   func(bin string, prior *InstalledFile, p configs.Platform) (Edits, error)
 	unwire func(prior *InstalledFile) (Edits, error)
+	// besides are the files next to the agent's settings file at path that
+	// can switch its hooks off, guarded with it (nil: none).
+	besides func(path string) []string
+	// events are doctor's checks of runaway's entries under the agent's
+	// events besides the one before each tool call (and commonEvents).
+	events map[string]eventCheck
 	// afterSetup are the steps only the person can take once setup changed
 	// the agent's settings file, for the wizard's last screen (nil: none).
 	afterSetup func(bin string) []string

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/runaway-guard/runaway/agent"
@@ -282,4 +283,73 @@ func (d *doctor) checkOpenCodeUnwired(h Harness) {
 			d.add(StatusOK, "opencode-doom-loop", "OpenCode asks after 3 identical calls in one response (doom_loop is not \"allow\")")
 		}
 	}
+}
+
+// OpenCodeConfigs are OpenCode's global config files and those of dir.
+func OpenCodeConfigs(dir string) []string {
+	base := os.Getenv("XDG_CONFIG_HOME")
+	if base == "" {
+		base = filepath.Join(ownfiles.Home(), ".config")
+	}
+	var out []string
+	for _, d := range []string{filepath.Join(base, "opencode"), dir} {
+		if d == "" {
+			continue
+		}
+		out = append(out, filepath.Join(d, "opencode.json"), filepath.Join(d, "opencode.jsonc"))
+	}
+	if p := os.Getenv("OPENCODE_CONFIG"); p != "" {
+		out = append(out, p)
+	}
+	return out
+}
+
+// openCodeDoomLoop lists where OpenCode's doom_loop permission is set to
+// allow (globally or for an agent), and whether any config was found.
+func (d *doctor) openCodeDoomLoop() (allowed []string, seen bool, err error) {
+	for _, path := range OpenCodeConfigs(d.opts.Dir) {
+		m, err := readJSONC(path)
+		if err != nil {
+			return nil, seen, err
+		}
+		if m == nil {
+			continue
+		}
+		seen = true
+		if action, key := doomLoop(m); action == "allow" {
+			allowed = append(allowed, ownfiles.Tilde(path)+": "+key)
+		}
+		agents, _ := m["agent"].(map[string]any)
+		names := make([]string, 0, len(agents))
+		for n := range agents {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if a, ok := agents[n].(map[string]any); ok {
+				if action, key := doomLoop(a); action == "allow" {
+					allowed = append(allowed, ownfiles.Tilde(path)+": agent."+n+"."+key)
+				}
+			}
+		}
+	}
+	return allowed, seen, nil
+}
+
+// doomLoop is the action m's permission gives doom_loop, and the key that
+// gives it: OpenCode reads "permission": "allow" as {"*": "allow"}, and a
+// "*" rule covers doom_loop too.
+func doomLoop(m map[string]any) (action, key string) {
+	switch p := m["permission"].(type) {
+	case string:
+		return p, "permission"
+	case map[string]any:
+		if s, ok := p["doom_loop"].(string); ok {
+			return s, "permission.doom_loop"
+		}
+		if s, ok := p["*"].(string); ok {
+			return s, "permission.*"
+		}
+	}
+	return "", ""
 }
