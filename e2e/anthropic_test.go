@@ -76,6 +76,10 @@ type claudeScript struct {
 	// Compact is the usage of a compaction request (its last message asks
 	// for the conversation's summary); zero: answered as any other.
 	Compact claudeUsage
+	// Observe, when set, is called once per main-conversation request
+	// with its number of tool results, before it is answered: the calls
+	// before it have finished and the next has not been asked for.
+	Observe func(results int)
 }
 
 // anthropicServer is a fake Anthropic Messages API on 127.0.0.1.
@@ -85,6 +89,7 @@ type anthropicServer struct {
 
 	mu       sync.Mutex
 	requests []anthropicRequestLog
+	observed map[int]bool
 }
 
 // anthropicRequestLog is what the tests can see of each request.
@@ -145,6 +150,18 @@ func (s *anthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 		last = string(req.Messages[n-1].Content)
 		if len(last) > 400 {
 			last = last[len(last)-400:]
+		}
+	}
+	if role == "main" && s.script.Observe != nil {
+		s.mu.Lock()
+		first := !s.observed[results]
+		if s.observed == nil {
+			s.observed = map[int]bool{}
+		}
+		s.observed[results] = true
+		s.mu.Unlock()
+		if first {
+			s.script.Observe(results)
 		}
 	}
 	turn := claudeTurn{Text: "Done.", Usage: s.script.Side}
