@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/sysmode"
 )
@@ -53,6 +54,29 @@ func (d *doctor) checkSystem(l sysmode.Layout) {
 		d.checkManaged(l, mf, f)
 	}
 	d.checkSudo()
+	d.checkSystemOpen(rec)
+}
+
+// checkSystemOpen says what a system install does not hold, for the agents
+// it wires and the others found: nothing a file's owner or mode can close.
+// Facts: docs/security.md and notes/issue-22.md.
+func (d *doctor) checkSystemOpen(rec *SystemRecord) {
+	open := []string{"the agent's user can kill its own hook processes (the agent then runs the call)",
+		"a program that calls the model's API itself is not guarded"}
+	wired := map[agent.ID]bool{}
+	for _, f := range rec.Managed {
+		wired[f.Harness] = true
+	}
+	if wired[agent.Codex] {
+		open = append(open, "a Codex the agent starts itself with another SHELL runs no hook (Codex runs hooks through $SHELL)")
+	}
+	if wired[agent.Gemini] {
+		open = append(open, "a Gemini CLI the agent starts itself with GEMINI_CLI_SYSTEM_SETTINGS_PATH set reads other system settings")
+	}
+	if _, found := d.agents[agent.OpenCode]; found {
+		open = append(open, "OpenCode has no managed hook: a system install does not guard it")
+	}
+	d.add(StatusWarn, "system-open", "not held by a system install: %s (see docs/security.md)", strings.Join(open, "; "))
 }
 
 func (d *doctor) checkManaged(l sysmode.Layout, mf configs.ManagedFile, f *InstalledFile) {

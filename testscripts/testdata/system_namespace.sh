@@ -46,8 +46,9 @@ check "the state folder is root:runaway 2770" sh -c "stat -c '%U %G %a' /var/lib
 check "the config is root's 0644" sh -c "stat -c '%U %a' /etc/runaway/config.json | grep -qx 'root 644'"
 check "Claude Code's drop-in runs the program without a shell" grep -q '"args"' /etc/claude-code/managed-settings.d/runaway.json
 
-check "doctor as the agent's user: every check ok" sh -c "$U $R doctor 2>&1 | tee $T/doc | grep -q '^ok  *managed-codex' && ! grep -v '^ok' $T/doc"
-check "doctor as root: every check ok" sh -c "$R doctor 2>&1 | tee $T/doc | grep -q '^ok  *managed-claude' && ! grep -v '^ok' $T/doc"
+check "doctor as the agent's user: every check ok but what stays open" sh -c "$U $R doctor 2>&1 | tee $T/doc | grep -q '^ok  *managed-codex' && ! grep -v -e '^ok' -e '^warn  *system-open' $T/doc"
+check "doctor as root: every check ok but what stays open" sh -c "$R doctor 2>&1 | tee $T/doc | grep -q '^ok  *managed-claude' && ! grep -v -e '^ok' -e '^warn  *system-open' $T/doc"
+check "doctor says what a system install does not hold" sh -c "$R doctor | grep '^warn  *system-open' | grep 'kill its own hook' | grep 'SHELL' | grep -q GEMINI_CLI_SYSTEM_SETTINGS_PATH"
 
 # The agent's user: the hook stops the session at the cap.
 check "the hook, as the agent's user, stops at the cap" sh -c "$U $R hook claude <$T/call.json | grep -q '\"continue\":false'"
