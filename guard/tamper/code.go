@@ -18,6 +18,7 @@ var writeHints = []string{
 	"rmsync", "rmdir", "fileutils", "file.delete", "popen", "copyfile", "copytree", "copysync", "cpsync",
 	"move(", "touch(", "mkfifo", "appendfile", "fs.cp", "fs.rm", "file.open", "io.open", "openfile",
 	"os.link", "hardlink", "makedirs",
+	"file delete", "file rename", "file copy", "file link", // Tcl
 }
 
 // writeModes are the open() modes and perl open targets that write.
@@ -40,7 +41,7 @@ func (t *checker) code(src string) *finding {
 		}
 		return nil
 	}
-	return nil
+	return t.computedPaths(src, lits)
 }
 
 // codeWrites reports code that looks like it writes, removes or runs

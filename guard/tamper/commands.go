@@ -230,6 +230,14 @@ func (sh *shell) ddCall(c *call) *stdin {
 
 func (sh *shell) goCall(c *call) *stdin {
 	sh.goCmd(c.args)
+	if len(c.args) > 0 && c.args[0] == "install" {
+		sh.goInstall(c.args[1:], c.env)
+	}
+	return nil
+}
+
+func (sh *shell) cargoCall(c *call) *stdin {
+	sh.cargoInstall(c.args, c.env)
 	return nil
 }
 
@@ -258,6 +266,7 @@ func (sh *shell) npmCall(c *call) *stdin {
 	if len(c.args) > 0 && (c.args[0] == "exec" || c.args[0] == "dlx" || c.args[0] == "x") {
 		sh.npx(c.args[1:], c.env)
 	}
+	sh.npmGlobal(c.args, c.env)
 	return nil
 }
 
@@ -276,6 +285,9 @@ func (sh *shell) applyPatchCall(c *call) *stdin {
 }
 
 func (sh *shell) interpreterCall(c *call) *stdin {
+	if c.name == "python" {
+		sh.pythonModule(c.args)
+	}
 	sh.interpreter(c.args, "cerp", c.in)
 	return nil
 }

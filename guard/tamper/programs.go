@@ -60,7 +60,9 @@ func init() {
 	writes := program{paths: allOperands, op: opWrite, valueFlags: editorValues, doc: "tee(1), truncate(1), mkfifo(1), mknod(1) GNU coreutils; sponge(1) moreutils; patch(1); vim(1) and the editors"}
 	awks := program{run: (*shell).awkCall, doc: "gawk(1): -i inplace, print > FILE, system()"}
 	shells := program{run: (*shell).shellCall, doc: "bash(1): -c STRING, a script file, a script on stdin"}
-	interps := program{run: (*shell).interpreterCall, doc: "python(1) -c, deno eval, php -r, lua -e, Rscript -e, julia -e, osascript -e"}
+	interps := program{run: (*shell).interpreterCall, doc: "python(1) -c, -m zipfile|tarfile -e; deno eval, php -r, lua -e, Rscript -e, julia -e, osascript -e; tclsh(1), expect(1) -c"}
+	// vim(1): -c CMD, +CMD, --cmd CMD, -s/-e scripts on stdin: :!CMD runs a shell.
+	editors := program{paths: allOperands, op: opWrite, valueFlags: editorValues, run: (*shell).vimCall, doc: "vim(1) -c, +cmd, --cmd, :!; ex(1)"}
 
 	programs = map[string]program{
 		"rm": removes, "unlink": removes, "rmdir": removes, "trash": removes, "trash-put": removes, "gio-trash": removes,
@@ -69,8 +71,8 @@ func init() {
 		"cp": copies, "install": copies, "ln": copies, "link": copies, "scp": copies, "ditto": copies,
 		"rsync": {paths: copyOperands, valueFlags: copyValues, dryRun: true, run: (*shell).rsyncCall, doc: "rsync(1): --remove-source-files, --dry-run, -e RSH, -f RULE, -B SIZE"},
 		"chmod": modes, "chown": modes, "chgrp": modes, "chattr": modes, "setfacl": modes, "xattr": modes,
-		"tee": writes, "truncate": writes, "sponge": writes, "patch": writes, "ed": writes, "ex": writes,
-		"vi": writes, "vim": writes, "nvim": writes, "view": writes, "nano": writes, "pico": writes,
+		"tee": writes, "truncate": writes, "sponge": writes, "patch": writes, "ed": writes, "ex": editors,
+		"vi": editors, "vim": editors, "nvim": editors, "view": editors, "nano": writes, "pico": writes,
 		"emacs": writes, "emacsclient": writes, "kak": writes, "hx": writes, "micro": writes, "joe": writes,
 		"mcedit": writes, "code": writes, "subl": writes, "gedit": writes, "mkfifo": writes, "mknod": writes,
 		"sort": {paths: optionValue, op: opWrite, outputs: []string{"-o", "--output"}, doc: "sort(1) GNU coreutils: -o FILE"},
@@ -106,7 +108,9 @@ func init() {
 		"apply_patch": {run: (*shell).applyPatchCall, doc: "Codex's apply_patch (codex-rs/apply-patch)"},
 		"applypatch":  {run: (*shell).applyPatchCall, doc: "Codex's apply_patch (codex-rs/apply-patch)"},
 		"python":      interps, "deno": interps, "php": interps, "lua": interps, "osascript": interps,
-		"Rscript": interps, "julia": interps,
+		"Rscript": interps, "julia": interps, "tclsh": interps, "wish": interps, "expect": interps,
+		"sqlite3":    {run: (*shell).sqliteCall, doc: "sqlite3(1): -cmd, -init, the dot-commands .shell, .system, .once and .output '|cmd'"},
+		"cargo":      {run: (*shell).cargoCall, doc: "cargo-install(1): --root, --path, --git, --bin"},
 		"pwsh":       {run: (*shell).pwshCall, doc: "pwsh(1): -Command, -c"},
 		"powershell": {run: (*shell).pwshCall, doc: "pwsh(1): -Command, -c"},
 		"node":       {run: (*shell).nodeCall, doc: "node(1): -e, -p, --eval, --print, a script file"},
