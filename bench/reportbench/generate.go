@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/runaway-guard/runaway/bench/gen"
 )
 
 // generator writes a history of sessions in the agents' own shapes, spread
@@ -59,40 +59,6 @@ func (g *generator) when() time.Time {
 	return g.start.Add(time.Duration(g.rng.Int64N(int64(60 * 24 * time.Hour))))
 }
 
-func text(k int) string { return strings.Repeat("lorem ipsum dolor sit amet, ", k/28+1)[:k] }
-
-// file appends JSON lines to a file, counting the bytes.
-type file struct {
-	f *os.File
-	n int64
-	g *generator
-}
-
-func (g *generator) create(path string) (*file, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	return &file{f: f, g: g}, nil
-}
-
-func (f *file) line(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	f.n += int64(len(b))
-	f.g.written += int64(len(b))
-	_, err = f.f.Write(b)
-	return err
-}
-
-func (f *file) close() error { return f.f.Close() }
-
 func (g *generator) claudeSession(size int64) error {
 	g.counts["claude"]++
 	g.seq++
@@ -122,77 +88,31 @@ func (g *generator) claudeSession(size int64) error {
 	return nil
 }
 
-var claudeModels = []string{"claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001"}
-
+// claudeFile appends about size bytes of responses to a Claude Code
+// transcript.
 func (g *generator) claudeFile(path, session string, size int64, sidechain bool, at time.Time) error {
-	f, err := g.create(path)
-	if err != nil {
-		return err
-	}
-	defer f.close()
-	base := map[string]any{"parentUuid": "p", "isSidechain": sidechain, "userType": "external", "cwd": "/bench/proj",
-		"sessionId": session, "version": "2.1.328", "gitBranch": "main"}
-	line := func(extra map[string]any) map[string]any {
-		m := map[string]any{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-		return m
-	}
-	for f.n < size {
-		g.seq++
-		resp := g.seq
-		at = at.Add(time.Duration(5+g.rng.IntN(60)) * time.Second)
-		ts := at.Format("2006-01-02T15:04:05.000Z")
-		id := fmt.Sprintf("msg_01%024d", resp)
-		req := fmt.Sprintf("req_011C%020d", resp)
-		model := claudeModels[g.rng.IntN(len(claudeModels))]
-		in, cw, cr := 3+g.rng.IntN(50), 500+g.rng.IntN(5000), 20000+g.rng.IntN(100000)
-		usage := func(out int) map[string]any {
-			return map[string]any{"input_tokens": in, "cache_creation_input_tokens": cw,
-				"cache_read_input_tokens": cr, "output_tokens": out, "service_tier": "standard",
-				"cache_creation":  map[string]any{"ephemeral_5m_input_tokens": cw - 500, "ephemeral_1h_input_tokens": 500},
-				"server_tool_use": map[string]any{"web_search_requests": 0}, "inference_geo": "global", "speed": "standard"}
-		}
-		out := 50 + g.rng.IntN(2000)
-		blocks := []map[string]any{
-			{"type": "thinking", "thinking": text(500 + g.rng.IntN(3000)), "signature": text(400)},
-			{"type": "text", "text": text(200 + g.rng.IntN(1500))},
-			{"type": "tool_use", "id": fmt.Sprintf("toolu_01%020d", resp), "name": "Bash", "input": map[string]any{"command": "go test ./...", "description": "run tests"}},
-		}
-		for b, block := range blocks {
-			o := out
-			if sidechain && b < len(blocks)-1 {
-				o = 1 + b
-			}
-			err := f.line(line(map[string]any{"type": "assistant", "requestId": req, "uuid": fmt.Sprintf("u%d-%d", resp, b), "timestamp": ts,
-				"message": map[string]any{"model": model, "id": id, "type": "message", "role": "assistant",
-					"content": []any{block}, "stop_reason": nil, "usage": usage(o)}}))
-			if err != nil {
-				return err
-			}
-		}
-		result := text(1000 + g.rng.IntN(20000))
-		if g.rng.IntN(400) == 0 {
-			result = text(3 << 20) // a tool that printed megabytes
-		}
-		err := f.line(line(map[string]any{"type": "user", "uuid": fmt.Sprintf("r%d", resp), "timestamp": ts,
-			"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
-				"tool_use_id": fmt.Sprintf("toolu_01%020d", resp), "is_error": g.rng.IntN(10) == 0, "content": result}}},
-			"toolUseResult": map[string]any{"stdout": result[:min(len(result), 2000)], "stderr": ""}}))
-		if err != nil {
-			return err
-		}
-		if g.rng.IntN(20) == 0 {
-			if err := f.line(map[string]any{"type": "file-history-snapshot", "messageId": id, "snapshot": map[string]any{"trackedFileBackups": text(30000)}}); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	n, err := gen.Claude{Rng: g.rng, Seq: &g.seq}.WriteFile(path, session, size, sidechain, at)
+	g.written += n
+	return err
+}
+
+// create opens a file whose lines count in the history's size.
+func (g *generator) create(path string) (*counted, error) {
+	f, err := gen.Create(path)
+	return &counted{File: f, g: g}, err
+}
+
+// counted is a gen.File whose lines count in the history's size.
+type counted struct {
+	*gen.File
+	g *generator
+}
+
+func (c *counted) Line(v any) error {
+	n := c.N
+	err := c.File.Line(v)
+	c.g.written += c.N - n
+	return err
 }
 
 func (g *generator) codexRollout(size int64) error {
@@ -206,28 +126,28 @@ func (g *generator) codexRollout(size int64) error {
 	if err != nil {
 		return err
 	}
-	defer f.close()
+	defer f.Close()
 	ev := func(t time.Time, typ string, payload map[string]any) error {
-		return f.line(map[string]any{"timestamp": t.Format("2006-01-02T15:04:05.000Z"), "type": typ, "payload": payload})
+		return f.Line(map[string]any{"timestamp": t.Format("2006-01-02T15:04:05.000Z"), "type": typ, "payload": payload})
 	}
 	if err := ev(at, "session_meta", map[string]any{"id": thread, "session_id": thread, "timestamp": at.Format(time.RFC3339), "cwd": "/bench/codex",
-		"originator": "codex_exec", "cli_version": "0.171.0", "source": "exec", "base_instructions": map[string]any{"text": text(20000)}}); err != nil {
+		"originator": "codex_exec", "cli_version": "0.171.0", "source": "exec", "base_instructions": map[string]any{"text": gen.Text(20000)}}); err != nil {
 		return err
 	}
 	var inTot, cachedTot, outTot int
-	for turn := 0; f.n < size; turn++ {
+	for turn := 0; f.N < size; turn++ {
 		at = at.Add(time.Duration(5+g.rng.IntN(60)) * time.Second)
 		if err := ev(at, "turn_context", map[string]any{"turn_id": fmt.Sprintf("t%d", turn), "cwd": "/bench/codex", "model": "gpt-5.5",
 			"approval_policy": "never", "sandbox_policy": map[string]any{"type": "danger-full-access"}}); err != nil {
 			return err
 		}
-		for call := 0; call < 3 && f.n < size; call++ {
+		for call := 0; call < 3 && f.N < size; call++ {
 			g.seq++
 			id := fmt.Sprintf("call_%020d", g.seq)
 			in, cached, out := 20000+g.rng.IntN(80000), 0, 200+g.rng.IntN(3000)
 			cached = in * (5 + g.rng.IntN(4)) / 10
 			inTot, cachedTot, outTot = inTot+in, cachedTot+cached, outTot+out
-			if err := ev(at, "response_item", map[string]any{"type": "reasoning", "summary": []any{}, "encrypted_content": text(2000 + g.rng.IntN(4000))}); err != nil {
+			if err := ev(at, "response_item", map[string]any{"type": "reasoning", "summary": []any{}, "encrypted_content": gen.Text(2000 + g.rng.IntN(4000))}); err != nil {
 				return err
 			}
 			if err := ev(at, "response_item", map[string]any{"type": "function_call", "name": "exec_command", "call_id": id,
@@ -244,7 +164,7 @@ func (g *generator) codexRollout(size int64) error {
 			if err := ev(at, "event_msg", map[string]any{"type": "token_count", "info": map[string]any{"total_token_usage": total, "last_token_usage": last}}); err != nil {
 				return err
 			}
-			output := text(500 + g.rng.IntN(15000))
+			output := gen.Text(500 + g.rng.IntN(15000))
 			if err := ev(at, "response_item", map[string]any{"type": "function_call_output", "call_id": id,
 				"output": "Process exited with code 0\nOutput:\n" + output}); err != nil {
 				return err
@@ -265,28 +185,28 @@ func (g *generator) geminiSession(size int64) error {
 	if err != nil {
 		return err
 	}
-	defer f.close()
+	defer f.Close()
 	ts := func() string { return at.Format("2006-01-02T15:04:05.000Z") }
-	if err := f.line(map[string]any{"sessionId": id, "projectHash": strings.Repeat("9f", 32), "startTime": ts(), "lastUpdated": ts(), "kind": "main"}); err != nil {
+	if err := f.Line(map[string]any{"sessionId": id, "projectHash": strings.Repeat("9f", 32), "startTime": ts(), "lastUpdated": ts(), "kind": "main"}); err != nil {
 		return err
 	}
-	for m := 0; f.n < size; m++ {
+	for m := 0; f.N < size; m++ {
 		at = at.Add(time.Duration(5+g.rng.IntN(60)) * time.Second)
-		if err := f.line(map[string]any{"id": fmt.Sprintf("u%d", m), "timestamp": ts(), "type": "user", "content": []any{map[string]any{"text": text(200)}}}); err != nil {
+		if err := f.Line(map[string]any{"id": fmt.Sprintf("u%d", m), "timestamp": ts(), "type": "user", "content": []any{map[string]any{"text": gen.Text(200)}}}); err != nil {
 			return err
 		}
 		in := 20000 + g.rng.IntN(80000)
 		tokens := map[string]any{"input": in, "output": 200 + g.rng.IntN(3000), "cached": in / 2, "thoughts": g.rng.IntN(2000), "tool": 0, "total": in + 3000}
-		msg := map[string]any{"id": fmt.Sprintf("g%d", m), "timestamp": ts(), "type": "gemini", "content": text(500 + g.rng.IntN(3000)),
+		msg := map[string]any{"id": fmt.Sprintf("g%d", m), "timestamp": ts(), "type": "gemini", "content": gen.Text(500 + g.rng.IntN(3000)),
 			"thoughts": []any{}, "tokens": tokens, "model": "gemini-3.8-flash",
 			"toolCalls": []any{map[string]any{"id": fmt.Sprintf("run_shell_command_%d", m), "name": "run_shell_command",
 				"args": map[string]any{"command": "make test"}, "status": "success",
 				"result": []any{map[string]any{"functionResponse": map[string]any{"id": fmt.Sprintf("run_shell_command_%d", m), "name": "run_shell_command",
-					"response": map[string]any{"output": "Output: " + text(500+g.rng.IntN(8000)) + "\nExit Code: 0"}}}}}}}
-		if err := f.line(msg); err != nil {
+					"response": map[string]any{"output": "Output: " + gen.Text(500+g.rng.IntN(8000)) + "\nExit Code: 0"}}}}}}}
+		if err := f.Line(msg); err != nil {
 			return err
 		}
-		if err := f.line(map[string]any{"$set": map[string]any{"lastUpdated": ts()}}); err != nil {
+		if err := f.Line(map[string]any{"$set": map[string]any{"lastUpdated": ts()}}); err != nil {
 			return err
 		}
 	}

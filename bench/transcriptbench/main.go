@@ -22,8 +22,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
+	"time"
 
+	"github.com/runaway-guard/runaway/bench/gen"
 	"github.com/runaway-guard/runaway/bench/measure"
 	"github.com/runaway-guard/runaway/pricing"
 	"github.com/runaway-guard/runaway/testhome"
@@ -192,110 +193,22 @@ func buildRunaway(dir string) (string, error) {
 }
 
 // generate writes a session of about size bytes: the main transcript and 8
-// subagent files, in Claude Code's shapes (one assistant line per content
-// block with the response's usage, partial usage on early subagent lines,
-// tool results, file-history snapshots, an occasional multi-MB line).
+// subagent files, in Claude Code's shapes (see gen.Claude).
 func generate(project string, size int64) (int64, error) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	files := []string{filepath.Join(project, session+".jsonl")}
-	for i := range 8 {
-		files = append(files, filepath.Join(project, session, "subagents", fmt.Sprintf("agent-a%015x.jsonl", i)))
-	}
+	seq := 0
+	c := gen.Claude{Rng: rand.New(rand.NewPCG(1, 2)), Seq: &seq}
+	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	var total int64
-	for i, path := range files {
-		share := size * 6 / 10
+	for i := range 9 {
+		path, share := filepath.Join(project, session+".jsonl"), size*6/10
 		if i > 0 {
-			share = size * 4 / 10 / 8
+			path, share = filepath.Join(project, session, "subagents", fmt.Sprintf("agent-a%015x.jsonl", i-1)), size*4/10/8
 		}
-		n, err := writeSession(path, i, share, i > 0, rng)
+		n, err := c.WriteFile(path, session, share, i > 0, start)
 		if err != nil {
 			return 0, err
 		}
 		total += n
 	}
 	return total, nil
-}
-
-func writeSession(path string, file int, size int64, sidechain bool, rng *rand.Rand) (int64, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return 0, err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	var n int64
-	write := func(v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		b = append(b, '\n')
-		n += int64(len(b))
-		_, err = f.Write(b)
-		return err
-	}
-	text := func(k int) string { return strings.Repeat("lorem ipsum dolor sit amet, ", k/28+1)[:k] }
-	base := map[string]any{"parentUuid": "p", "isSidechain": sidechain, "userType": "external", "cwd": "/bench/proj",
-		"sessionId": session, "version": "2.1.328", "gitBranch": "main"}
-	line := func(extra map[string]any) map[string]any {
-		m := map[string]any{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-		return m
-	}
-	models := []string{"claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001"}
-	for resp := 0; n < size; resp++ {
-		id := fmt.Sprintf("msg_01%02d%020d", file, resp)
-		req := fmt.Sprintf("req_011C%02d%018d", file, resp)
-		model := models[rng.IntN(len(models))]
-		in, cw, cr := 3+rng.IntN(50), 500+rng.IntN(5000), 20000+rng.IntN(100000)
-		usage := func(out int) map[string]any {
-			return map[string]any{"input_tokens": in, "cache_creation_input_tokens": cw,
-				"cache_read_input_tokens": cr, "output_tokens": out, "service_tier": "standard",
-				"cache_creation":  map[string]any{"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 500},
-				"server_tool_use": map[string]any{"web_search_requests": 0}, "inference_geo": "global", "speed": "standard"}
-		}
-		out := 50 + rng.IntN(2000)
-		blocks := []map[string]any{
-			{"type": "thinking", "thinking": text(500 + rng.IntN(3000)), "signature": text(400)},
-			{"type": "text", "text": text(200 + rng.IntN(1500))},
-			{"type": "tool_use", "id": fmt.Sprintf("toolu_01%020d", resp), "name": "Bash", "input": map[string]any{"command": "go test ./...", "description": "run tests"}},
-		}
-		for b, block := range blocks {
-			o := out
-			if sidechain && b < len(blocks)-1 {
-				o = 1 + b // subagent files carry partial output on early lines
-			}
-			err := write(line(map[string]any{"type": "assistant", "requestId": req, "uuid": fmt.Sprintf("u%d-%d", resp, b),
-				"timestamp": "2026-11-30T10:00:00.000Z",
-				"message": map[string]any{"model": model, "id": id, "type": "message", "role": "assistant",
-					"content": []any{block}, "stop_reason": nil, "usage": usage(o)}}))
-			if err != nil {
-				return n, err
-			}
-		}
-		result := text(1000 + rng.IntN(20000))
-		if rng.IntN(400) == 0 {
-			result = text(3 << 20) // a tool that printed megabytes
-		}
-		err := write(line(map[string]any{"type": "user", "uuid": fmt.Sprintf("r%d", resp), "timestamp": "2026-11-30T10:00:01.000Z",
-			"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
-				"tool_use_id": fmt.Sprintf("toolu_01%020d", resp), "is_error": rng.IntN(10) == 0, "content": result}}},
-			"toolUseResult": map[string]any{"stdout": result[:min(len(result), 2000)], "stderr": ""}}))
-		if err != nil {
-			return n, err
-		}
-		if rng.IntN(20) == 0 {
-			if err := write(map[string]any{"type": "file-history-snapshot", "messageId": id, "snapshot": map[string]any{"trackedFileBackups": text(30000)}}); err != nil {
-				return n, err
-			}
-		}
-	}
-	return n, nil
 }
