@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -260,23 +261,12 @@ func geminiPrompt(line []byte, file string, st *geminiState, sink *Sink) {
 	if bytes.Contains(line, []byte(`"functionResponse"`)) {
 		return
 	}
-	var id, typ, ts []byte
-	_, err := walkFields(line, 0, func(k []byte, v int) (int, error) {
-		var end int
-		var err error
-		switch string(k) {
-		case "id":
-			id, end, err = span(line, v)
-		case "type":
-			typ, end, err = span(line, v)
-		case "timestamp":
-			ts, end, err = span(line, v)
-		default:
-			return skipValue(line, v)
-		}
-		return end, err
-	})
-	if err != nil || str(typ) != "user" || str(id) == "" {
+	var f [3][]byte
+	if _, err := pick(line, promptKeys, f[:]); err != nil {
+		return
+	}
+	id, typ, ts := f[0], f[1], f[2]
+	if str(typ) != "user" || str(id) == "" {
 		return
 	}
 	key := hashID(str(id))
@@ -286,6 +276,8 @@ func geminiPrompt(line []byte, file string, st *geminiState, sink *Sink) {
 	st.Prompts = addKey(st.Prompts, key)
 	sink.Prompt(Prompt{File: file, ID: str(id), Time: parseTime(ts)})
 }
+
+var promptKeys = []string{"id", "type", "timestamp"}
 
 // geminiLine handles one line of a session file.
 func geminiLine(line []byte, file string, st *geminiState, sink *Sink) {
@@ -332,31 +324,14 @@ func geminiLine(line []byte, file string, st *geminiState, sink *Sink) {
 // It reports false for a line it leaves to the full decoding: a $set
 // snapshot, or fields of an unexpected type.
 func geminiTokensLine(line []byte, file string, st *geminiState, sink *Sink) bool {
-	if bytes.Contains(line, setKey) {
-		return false
-	}
-	var id, typ, ts, model, tokens []byte
-	_, err := walkFields(line, 0, func(k []byte, v int) (int, error) {
-		var end int
-		var err error
-		switch string(k) {
-		case "id":
-			id, end, err = span(line, v)
-		case "type":
-			typ, end, err = span(line, v)
-		case "timestamp":
-			ts, end, err = span(line, v)
-		case "model":
-			model, end, err = span(line, v)
-		case "tokens":
-			tokens, end, err = span(line, v)
-		default:
-			return skipValue(line, v)
-		}
-		return end, err
-	})
+	var f [6][]byte
+	odd, err := pick(line, tokensKeys, f[:])
 	if err != nil {
 		return true // not JSON: passed over, as the full decoding does
+	}
+	id, typ, ts, model, tokens, set := f[0], f[1], f[2], f[3], f[4], f[5]
+	if odd || set != nil {
+		return false
 	}
 	for _, v := range [][]byte{id, typ, ts, model} {
 		if len(v) > 0 && v[0] != '"' && string(v) != "null" {
@@ -366,14 +341,44 @@ func geminiTokensLine(line []byte, file string, st *geminiState, sink *Sink) boo
 	if str(typ) != "gemini" || str(id) == "" || len(tokens) == 0 || string(tokens) == "null" {
 		return true
 	}
-	var t geminiTokens
-	if json.Unmarshal(tokens, &t) != nil {
+	t, ok := geminiTokensOfLine(tokens)
+	if !ok {
 		return false
 	}
 	r := geminiRecord{ID: str(id), Type: "gemini", Timestamp: str(ts), Model: str(model), Tokens: &t}
 	geminiTokensOf(&r, file, st, sink)
 	return true
 }
+
+var tokensKeys = []string{"id", "type", "timestamp", "model", "tokens", "$set"}
+
+// geminiTokensOfLine reads a message's tokens object as encoding/json would
+// into geminiTokens; false for anything it would take otherwise (a count
+// that is no integer, a key in another case).
+func geminiTokensOfLine(b []byte) (geminiTokens, bool) {
+	var t geminiTokens
+	if b[0] != '{' {
+		return t, false
+	}
+	var f [5][]byte
+	odd, err := pick(b, geminiTokenKeys, f[:])
+	if odd || err != nil {
+		return t, false
+	}
+	for i, dst := range []*int64{&t.Input, &t.Output, &t.Cached, &t.Thoughts, &t.Tool} {
+		if f[i] == nil || string(f[i]) == "null" {
+			continue
+		}
+		n, err := strconv.ParseInt(string(f[i]), 10, 64)
+		if err != nil {
+			return t, false
+		}
+		*dst = n
+	}
+	return t, true
+}
+
+var geminiTokenKeys = []string{"input", "output", "cached", "thoughts", "tool"}
 
 var setKey = []byte(`"$set"`)
 

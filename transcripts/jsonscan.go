@@ -222,6 +222,32 @@ func walkElems(b []byte, i int, fn func(v int) (int, error)) (int, error) {
 	}
 }
 
+// pick walks the object in b once and sets vals[i] to the raw value of
+// keys[i] (nil where absent, the last where given twice). Keys are matched
+// as written: a caller that must agree with encoding/json, which also takes
+// a key in another case or with escapes, checks odd reports false.
+func pick(b []byte, keys []string, vals [][]byte) (odd bool, err error) {
+	_, err = walkFields(b, 0, func(k []byte, v int) (int, error) {
+		for i, key := range keys {
+			if string(k) == key {
+				val, end, err := span(b, v)
+				vals[i] = val
+				return end, err
+			}
+		}
+		if !odd {
+			if bytes.IndexByte(k, '\\') >= 0 {
+				odd = true
+			}
+			for _, key := range keys {
+				odd = odd || bytes.EqualFold(k, []byte(key))
+			}
+		}
+		return skipValue(b, v)
+	})
+	return odd, err
+}
+
 // span returns the raw value at b[v] and the index after it.
 func span(b []byte, v int) ([]byte, int, error) {
 	end, err := skipValue(b, v)

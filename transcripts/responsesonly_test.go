@@ -77,6 +77,10 @@ func TestResponsesOnlyReadOnOddLines(t *testing.T) {
 {"id":"g4","timestamp":"2026-11-30T10:00:04.000Z","type":"gemini","content":"x","tokens":{"input":100,"output":5}
 {"$set":{"messages":[{"id":"g5","timestamp":"2026-11-30T10:00:05.000Z","type":"gemini","tokens":{"input":7,"output":1},"model":"gemini-3.8-flash"}]}}
 {"id":"g6","timestamp":"2026-11-30T10:00:06.000Z","type":"gemini","tokens":null,"model":"gemini-3.8-flash"}
+{"id":"g7","timestamp":"2026-11-30T10:00:07.000Z","type":"gemini","tokens":{"input":1.5,"output":5},"model":"gemini-3.8-flash"}
+{"id":"g8","timestamp":"2026-11-30T10:00:08.000Z","type":"gemini","tokens":{"input":100,"output":5},"Tokens":{"input":9},"model":"gemini-3.8-flash"}
+{"id":"g9","timestamp":"2026-11-30T10:00:09.000Z","type":"gemini","tokens":{"input":100,"Output":7,"output":5},"model":"gemini-3.8-flash"}
+{"id":"g10","timestamp":"2026-11-30T10:00:10.000Z","type":"gemini","tokens":{"input":100,"output":null},"content":{"$set":1},"model":"gemini-3.8-flash"}
 `},
 	}
 	for name, c := range cases {
