@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pmezard/go-difflib/difflib"
+	"github.com/rogpeppe/go-internal/diff"
+
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/ownfiles"
@@ -80,25 +81,14 @@ func (c *fileChange) Diff() string {
 	if c.delete {
 		to, after = "/dev/null", nil
 	}
-	text, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: diffLines(c.before), B: diffLines(after),
-		FromFile: from, ToFile: to, Context: 3,
-	})
-	return text
+	text := diff.Diff(from, lf(c.before), to, lf(after))
+	// The diff's first line ("diff from to") says again what --- and +++ say.
+	_, rest, _ := bytes.Cut(text, []byte("\n"))
+	return string(rest)
 }
 
-func diffLines(b []byte) []string {
-	s := strings.ReplaceAll(string(b), "\r\n", "\n")
-	if s == "" {
-		return nil
-	}
-	lines := strings.SplitAfter(s, "\n")
-	if lines[len(lines)-1] == "" {
-		return lines[:len(lines)-1]
-	}
-	lines[len(lines)-1] += "\n\\ No newline at end of file\n"
-	return lines
-}
+// lf shows CRLF files' lines as lines: the diff is for reading.
+func lf(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")) }
 
 // describeAs is setup's line for a file: what it is for, and whether it
 // is made, edited or left.
