@@ -29,6 +29,7 @@ const (
 	Cursor   ID = "cursor"
 	Gemini   ID = "gemini"
 	OpenCode ID = "opencode"
+	Qwen     ID = "qwen"
 )
 
 // Env reads an environment variable ("" when unset): os.Getenv, the hook's
@@ -91,7 +92,7 @@ func (f *Facts) ConfigDir(env Env) string { return f.Config.Resolve(env) }
 
 // All lists every agent runaway knows, in the order people see them. A
 // new agent is one file (its Facts) and one line here.
-var All = []*Facts{&claude, &codex, &cursor, &gemini, &openCode}
+var All = []*Facts{&claude, &codex, &cursor, &gemini, &openCode, &qwen}
 
 // Lookup returns the facts of the agent with that id.
 func Lookup(id ID) (*Facts, bool) {

@@ -9,6 +9,7 @@ func TestParseTakesIDsAndAliases(t *testing.T) {
 	for in, want := range map[string]ID{
 		"claude": Claude, "claude-code": Claude, "Claude-Code": Claude, " codex ": Codex,
 		"gemini-cli": Gemini, "gemini": Gemini, "opencode": OpenCode, "cursor": Cursor,
+		"qwen": Qwen, "Qwen-Code": Qwen,
 	} {
 		if got, ok := Parse(in); !ok || got != want {
 			t.Errorf("Parse(%q) = %q, %v; want %q", in, got, ok, want)
@@ -45,7 +46,7 @@ func TestEveryAgentHasItsFacts(t *testing.T) {
 func TestConfigDirs(t *testing.T) {
 	env := func(m map[string]string) Env { return func(k string) string { return m[k] } }
 	home := map[string]string{"HOME": "/h"}
-	moved := map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c", "CODEX_HOME": "/x", "GEMINI_CLI_HOME": "/g", "XDG_CONFIG_HOME": "/xdg"}
+	moved := map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c", "CODEX_HOME": "/x", "GEMINI_CLI_HOME": "/g", "XDG_CONFIG_HOME": "/xdg", "QWEN_HOME": "/q"}
 	for _, c := range []struct {
 		id          ID
 		home, moved string
@@ -55,6 +56,7 @@ func TestConfigDirs(t *testing.T) {
 		{Gemini, "/h/.gemini", "/g/.gemini"},
 		{OpenCode, "/h/.config/opencode", "/xdg/opencode"},
 		{Cursor, "/h/.cursor", "/h/.cursor"},
+		{Qwen, "/h/.qwen", "/q"},
 	} {
 		if got := Of(c.id).ConfigDir(env(home)); got != filepath.FromSlash(c.home) {
 			t.Errorf("%s under HOME: %s, want %s", c.id, got, c.home)
