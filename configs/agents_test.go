@@ -36,6 +36,27 @@ func TestSettingsPaths(t *testing.T) {
 			t.Errorf("codex spec %+v", spec)
 		}
 	}
+	t.Setenv("QWEN_HOME", "")
+	if got := QwenSettings().Path; got != filepath.Join(home, ".qwen", "settings.json") {
+		t.Errorf("qwen default: %s", got)
+	}
+	t.Setenv("QWEN_HOME", "/q")
+	if got := QwenSettings().Path; got != "/q/settings.json" || QwenSettings().Strict {
+		t.Errorf("qwen with QWEN_HOME: %+v (it reads comments: not strict)", QwenSettings())
+	}
+	// Qwen Code reads the timeout in seconds (1000 and more: legacy ms).
+	specs = QwenSettings().Specs("/b/runaway")
+	if len(specs) != 2 || specs[0].Event != "PreToolUse" || specs[1].Event != "UserPromptSubmit" {
+		t.Errorf("qwen specs %+v", specs)
+	}
+	for _, spec := range specs {
+		if spec.Command != "'/b/runaway' hook qwen || true" || spec.Timeout != 10 || spec.Shell != "" {
+			t.Errorf("qwen spec %+v", spec)
+		}
+	}
+	if s := HandlerFor("qwen", `C:/r/runaway.exe`, Platform{OS: "windows"}); s.Command != `& 'C:\r\runaway.exe' hook qwen` || s.Shell != "powershell" {
+		t.Errorf("qwen on Windows: %+v", s)
+	}
 	if _, ok := SettingsFor("cursor"); ok {
 		t.Error("cursor has no settings file runaway edits")
 	}
@@ -51,6 +72,8 @@ func TestWarnings(t *testing.T) {
 		{ClaudeSettings(), `{"disableAllHooks": false, "description": "x"}`, ""},
 		{CodexHooks(), `{"description": "x", "hooks": {}}`, `s.json has top-level keys besides "hooks" (description)`},
 		{CodexHooks(), `{"hooks": {}}`, ""},
+		{QwenSettings(), `{"disableAllHooks": true}`, "s.json sets disableAllHooks: Qwen Code runs none"},
+		{QwenSettings(), `{"general": {}}`, ""},
 	}
 	for _, tt := range tests {
 		d, err := ParseDoc("s.json", []byte(tt.in), true)

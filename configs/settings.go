@@ -39,7 +39,7 @@ type MoreEvent struct {
 }
 
 // settings lists the agents whose settings file holds runaway's entry.
-var settings = []*Settings{&claudeSettings, &codexSettings, &geminiSettings}
+var settings = []*Settings{&claudeSettings, &codexSettings, &geminiSettings, &qwenSettings}
 
 // noSettings names the agents runaway keeps no entry for in a settings
 // file, and why (a slice: nothing to build at start).

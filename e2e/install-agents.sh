@@ -44,6 +44,7 @@ bin_for() {
     @openai/codex@*) echo codex ;;
     opencode-ai@*) echo opencode ;;
     @google/gemini-cli@*) echo gemini ;;
+    @qwen-code/qwen-code@*) echo qwen ;;
     *) echo "install-agents.sh: unknown package $1" >&2; return 1 ;;
   esac
 }

@@ -17,6 +17,9 @@ type dialect struct {
 	// claims reports whether a call is this agent's, from the call's own
 	// fields and the agent named on the command line (hint).
 	claims func(in *Input, hint agent.ID) bool
+	// adopt moves the agent's own spellings of the fields runaway reads
+	// into them, once the call is claimed (nil: none to move).
+	adopt func(in *Input)
 	// encode renders the answer to a tool call or a model request.
 	encode func(Answer) []byte
 	// encodePrompt renders the answer to a user's prompt (nil: the
@@ -25,6 +28,9 @@ type dialect struct {
 	// canAsk: the agent can ask the person. Where it cannot, an ask is a
 	// deny that tells the model to stop and ask.
 	canAsk bool
+	// end ends the agent's run at a spend stop its answer cannot end by
+	// itself (nil: the answer ends it, or nothing can). See stop.go.
+	end *ender
 	// escalated ends the reason of a stop that follows a refused ask of the
 	// same wire: what runaway does now.
 	escalated string
@@ -45,7 +51,7 @@ type dialect struct {
 // dialects lists every agent's dialect, in the order detect asks them to
 // claim a call (Claude Code, whose input the others copy, last): a slice,
 // not a map, so that the hook builds nothing at start.
-var dialects = []*dialect{&cursorDialect, &openCodeDialect, &geminiDialect, &codexDialect, &claudeDialect}
+var dialects = []*dialect{&cursorDialect, &openCodeDialect, &geminiDialect, &codexDialect, &qwenDialect, &claudeDialect}
 
 // dialectOf is the agent's dialect; an agent runaway does not know is
 // answered as Claude Code is (its hook format is the one others copy).

@@ -25,6 +25,7 @@ var codexDialect = dialect{
 				`{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"true\"]}","call_id":"call_doctor"}}` + "\n"
 	},
 	callBeforeUsage: true,
+	end:             &codexEnder,
 }
 
 // codexOutput holds only the fields Codex accepts: it marks a hook that

@@ -28,6 +28,7 @@ type Input struct {
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolUseID      string          `json:"tool_use_id"`
+	ToolCallID     string          `json:"tool_call_id"`   // Qwen Code: the model's call id
 	PromptID       string          `json:"prompt_id"`      // Claude Code, per user prompt
 	TurnID         string          `json:"turn_id"`        // Codex, per turn
 	Model          string          `json:"model"`          // Codex and Cursor
@@ -72,6 +73,9 @@ func ParseInput(data []byte, hint agent.ID) (*Input, error) {
 		return nil, fmt.Errorf("input is not a JSON object: %w", err)
 	}
 	in.Harness = detect(&in, hint)
+	if d := dialectOf(in.Harness); d.adopt != nil {
+		d.adopt(&in)
+	}
 	if !dialectOf(in.Harness).stayOut && in.SessionID == "" {
 		return nil, errNoSession
 	}

@@ -53,10 +53,11 @@ func readProc(pid int) (proc, error) {
 var errProcGone = errors.New("process gone")
 
 // agentAncestor walks up from the hook's parent to the nearest process
-// named comm: the agent that ran this hook (the shell the agent runs the
-// hook command in sits between). Only ancestors are looked at, never a
-// process found by name elsewhere; the walk is short and stops at init.
-func agentAncestor(comm string) (proc, error) {
+// that is the agent (is): the one that ran this hook (the shell the agent
+// runs the hook command in sits between, and the agent's launchers sit
+// above it). Only ancestors are looked at, never a process found by name
+// elsewhere; the walk is short and stops at init.
+func agentAncestor(is func(proc) bool) (proc, error) {
 	pid := os.Getppid()
 	for range maxAncestors {
 		if pid <= 1 {
@@ -66,12 +67,12 @@ func agentAncestor(comm string) (proc, error) {
 		if err != nil {
 			return proc{}, err
 		}
-		if p.comm == comm {
+		if is(p) {
 			return p, nil
 		}
 		pid = p.ppid
 	}
-	return proc{}, fmt.Errorf("no %s process above the hook", comm)
+	return proc{}, errors.New("no agent process above the hook")
 }
 
 // maxAncestors bounds the walk: the agent is the hook's parent or
@@ -85,13 +86,19 @@ func (p proc) alive() bool {
 	return err == nil && q.start == p.start
 }
 
-// args are the process's command-line arguments after the program name.
-func (p proc) args() []string {
+// cmdline is the process's command line, the program name first (nil
+// when unknown).
+func (p proc) cmdline() []string {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
-	if err != nil {
+	if err != nil || len(data) == 0 {
 		return nil
 	}
-	f := strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+	return strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+}
+
+// args are the process's command-line arguments after the program name.
+func (p proc) args() []string {
+	f := p.cmdline()
 	if len(f) <= 1 {
 		return nil
 	}

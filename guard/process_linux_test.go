@@ -15,12 +15,12 @@ func TestAgentAncestor(t *testing.T) {
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
-	p, err := agentAncestor(parent.comm)
+	p, err := agentAncestor(func(p proc) bool { return p.comm == parent.comm })
 	if err != nil || p.pid != parent.pid || !p.alive() {
 		t.Errorf("agentAncestor(%q) = %+v, %v; want the parent, pid %d", parent.comm, p, err, parent.pid)
 	}
 	self, _ := readProc(os.Getpid())
-	if _, err := agentAncestor(self.comm + "-none"); err == nil {
+	if _, err := agentAncestor(func(p proc) bool { return p.comm == self.comm+"-none" }); err == nil {
 		t.Errorf("found an ancestor named %q", self.comm+"-none")
 	}
 	gone := proc{pid: parent.pid, start: parent.start + 1}

@@ -3,7 +3,6 @@ package guard
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -51,10 +50,8 @@ func TestSelfTestSamples(t *testing.T) {
 			if !ok {
 				return
 			}
-			var callID struct {
-				ToolUseID string `json:"tool_use_id"`
-			}
-			json.Unmarshal(st.Call, &callID)
+			// The call's id as runaway reads it (Qwen Code's tool_call_id).
+			callID := in
 			calls, responses := 0, 0
 			_, err = format.Read(context.Background(), path, &transcripts.Position{}, transcripts.Sink{
 				ToolCall: func(tc transcripts.ToolCall) {

@@ -5,12 +5,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
 )
 
 // Ended is how runaway ended an agent's run at a stop its hook answer could
-// not end by itself (Codex): kept in the session for status, and so that
+// not end by itself (Codex, Qwen Code): kept in the session for status, and so that
 // the hooks still running for the same process do not end it twice.
 type Ended struct {
 	Time time.Time `json:"time"`
@@ -42,17 +41,18 @@ func (h *Hook) planEnd(c *call, ans Answer) ending {
 	if !ok || !c.policy.EndAgent || !c.in.isToolCall() {
 		return nil
 	}
-	switch c.in.Harness {
-	case agent.Codex:
-		e, err := planCodexEnd(c.sess, v)
-		if err != nil {
-			h.errorLog().Log("hook codex", err)
-		}
-		if e != nil {
-			return e
-		}
+	en := dialectOf(c.in.Harness).end
+	if en == nil {
+		return nil
 	}
-	return nil
+	e, err := planProcessEnd(c.in.Harness, en, c.sess, v)
+	if err != nil {
+		h.errorLog().Log("hook "+string(c.in.Harness), err)
+	}
+	if e == nil {
+		return nil // a nil *processEnd is no ending
+	}
+	return e
 }
 
 // spendStop is the answer's spend stop, if it has one.

@@ -11,7 +11,7 @@ import (
 func TestCodexModeOf(t *testing.T) {
 	for _, c := range []struct {
 		args string
-		want codexMode
+		want endMode
 	}{
 		{"exec --skip-git-repo-check --dangerously-bypass-hook-trust run", codexExec},
 		{"-m gpt-5.5 exec hi", codexExec},

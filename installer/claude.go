@@ -35,31 +35,7 @@ func (d *doctor) checkClaudeSwitch(user *configs.Doc) {
 			filepath.Join(d.opts.Dir, ".claude", "settings.json"),
 			filepath.Join(d.opts.Dir, ".claude", "settings.local.json"))
 	}
-	var on []string
-	for i, path := range files {
-		doc := user
-		if i > 0 {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				continue
-			}
-			if doc, err = configs.ParseDoc(ownfiles.Tilde(path), b, false); err != nil {
-				d.add(StatusWarn, "claude-hooks-off", "%v", err)
-				continue
-			}
-		}
-		var s struct {
-			DisableAllHooks bool `json:"disableAllHooks"`
-		}
-		if doc != nil && doc.Value(&s) == nil && s.DisableAllHooks {
-			on = append(on, ownfiles.Tilde(path))
-		}
-	}
-	if len(on) > 0 {
-		d.add(StatusFail, "claude-hooks-off", "disableAllHooks is true in %s: Claude Code runs no hooks, runaway included; remove it", strings.Join(on, ", "))
-		return
-	}
-	d.add(StatusOK, "claude-hooks-off", "disableAllHooks is not set")
+	d.checkAllHooksOff("claude-hooks-off", "Claude Code", user, files)
 }
 
 func (d *doctor) checkClaudeRules(f InstalledFile) {

@@ -375,18 +375,11 @@ func snakeCase(s string) string {
 
 // checkCodexStop says what happens at the cap in Codex, whose hooks cannot
 // end a running turn: runaway interrupts the codex process that ran the
-// hook (guard's stop_codex.go), unless end_agent is off or it cannot find
+// hook (guard's stop_process.go), unless end_agent is off or it cannot find
 // that process, and then every call is denied while Codex goes on.
 func (d *doctor) checkCodexStop() {
-	p, _ := configs.LoadPolicy(d.paths.Config, os.Getenv)
-	switch {
-	case !p.EndAgent:
-		d.add(StatusOK, "codex-stop", "end_agent is off: at the cap every call is denied, and Codex goes on asking the model after each deny")
-	case runtime.GOOS != "linux":
-		d.add(StatusWarn, "codex-stop", "runaway finds the codex process that ran its hook through /proc, which %s lacks: at the cap every call is denied, and Codex goes on asking the model after each deny", runtime.GOOS)
-	default:
-		d.add(StatusOK, "codex-stop", "at the cap runaway interrupts the codex process that ran the hook (SIGINT to that process only, never one found by name): exec ends its turn, the TUI exits and runaway repairs its terminal; under codex app-server (IDEs) every call is denied instead")
-	}
+	d.checkProcessStop("codex-stop", "Codex", "codex",
+		"exec ends its turn, the TUI exits and runaway repairs its terminal; under codex app-server (IDEs) every call is denied instead")
 }
 
 // checkCodexSandbox reads Codex's sandbox_mode: Codex's own sandbox keeps

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -565,6 +566,53 @@ func formProblems(e configs.Entry, want configs.HookSpec, agent string) []string
 		out = append(out, "it has no commandWindows: "+agent+" runs the command in PowerShell here, which echoes a quoted path instead of running it")
 	}
 	return out
+}
+
+// checkAllHooksOff looks for a top-level disableAllHooks: true in files,
+// the first of which is the user settings already read as user (an agent
+// in Claude Code's hook format runs none of its hooks then).
+func (d *doctor) checkAllHooksOff(check, agentName string, user *configs.Doc, files []string) {
+	var on []string
+	for i, path := range files {
+		doc := user
+		if i > 0 {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				continue
+			}
+			if doc, err = configs.ParseDoc(ownfiles.Tilde(path), b, false); err != nil {
+				d.add(StatusWarn, check, "%v", err)
+				continue
+			}
+		}
+		var s struct {
+			DisableAllHooks bool `json:"disableAllHooks"`
+		}
+		if doc != nil && doc.Value(&s) == nil && s.DisableAllHooks {
+			on = append(on, ownfiles.Tilde(path))
+		}
+	}
+	if len(on) > 0 {
+		d.add(StatusFail, check, "disableAllHooks is true in %s: %s runs no hooks, runaway included; remove it", strings.Join(on, ", "), agentName)
+		return
+	}
+	d.add(StatusOK, check, "disableAllHooks is not set")
+}
+
+// checkProcessStop says how a stop at the cap ends an agent whose hook
+// answer cannot end its turn: runaway interrupts the agent's process that
+// ran the hook (what comes of it: how), or, where it cannot, denies every
+// call while the agent goes on asking the model.
+func (d *doctor) checkProcessStop(check, name, program, how string) {
+	p, _ := configs.LoadPolicy(d.paths.Config, os.Getenv)
+	switch {
+	case !p.EndAgent:
+		d.add(StatusOK, check, "end_agent is off: at the cap every call is denied, and %s goes on asking the model after each deny", name)
+	case runtime.GOOS != "linux":
+		d.add(StatusWarn, check, "runaway finds the %s process that ran its hook through /proc, which %s lacks: at the cap every call is denied, and %s goes on asking the model after each deny", program, runtime.GOOS, name)
+	default:
+		d.add(StatusOK, check, "at the cap runaway interrupts the %s process that ran the hook (SIGINT to that process only, never one found by name): %s", program, how)
+	}
 }
 
 // sampleCall asks this runaway's hook for its sample call of the agent

@@ -84,7 +84,7 @@ type source interface {
 }
 
 // sources is every agent a report reads, in the order reports list them.
-var sources = []source{claudeSource{}, codexSource{}, geminiSource{}, opencodeSource{}}
+var sources = []source{claudeSource{}, codexSource{}, geminiSource{}, opencodeSource{}, qwenSource{}}
 
 // home is the home folder as env says, else the process's.
 func home(env Env) string {

@@ -12,8 +12,8 @@ import (
 )
 
 // ErrUnknownFormat is returned by Detect for a file that is no Claude Code
-// transcript, Codex rollout or Gemini CLI session.
-var ErrUnknownFormat = errors.New("not a Claude Code transcript, a Codex rollout or a Gemini CLI session")
+// transcript, Codex rollout, Gemini CLI session or Qwen Code transcript.
+var ErrUnknownFormat = errors.New("not a Claude Code transcript, a Codex rollout, a Gemini CLI session or a Qwen Code transcript")
 
 // detectLines is how many lines Detect looks at.
 const detectLines = 64
@@ -75,4 +75,6 @@ type probeLine struct {
 	Summary   *string         `json:"summary"`
 	UUID      string          `json:"uuid"`
 	Project   string          `json:"projectHash"`
+	// Provenance is on every line of Qwen Code's.
+	Provenance string `json:"provenance"`
 }

@@ -38,8 +38,8 @@ type Format struct {
 }
 
 // Formats are the agents' session formats, in the order Detect tries them
-// (a Gemini CLI line carries a sessionId, as Claude Code's do).
-var Formats = []*Format{&codexFormat, &geminiFormat, &claudeFormat}
+// (Gemini CLI and Qwen Code lines carry a sessionId, as Claude Code's do).
+var Formats = []*Format{&codexFormat, &geminiFormat, &qwenFormat, &claudeFormat}
 
 // noTranscript names the agents whose session files runaway does not
 // read, and why: a slice, not a map, so that the hook builds nothing at
