@@ -15,14 +15,14 @@ import (
 // agent is one of the real harness binaries the tests drive, as pinned in
 // agents.txt and installed by install-agents.sh.
 type agent struct {
-	name    string // the binary: "claude", "codex", "opencode" or "gemini"
+	name    string // the binary: "claude", "codex", "opencode", "gemini" or "qwen"
 	pin     string // npm package@version from agents.txt
 	path    string // the installed binary, "" when missing
 	looked  string // where it was looked for
 	version string // first line of `<binary> --version`
 }
 
-var claudeAgent, codexAgent, opencodeAgent, geminiAgent agent
+var claudeAgent, codexAgent, opencodeAgent, geminiAgent, qwenAgent agent
 
 // binaryForPackage is the binary each pinned npm package installs; it must
 // agree with bin_for in install-agents.sh.
@@ -31,6 +31,7 @@ var binaryForPackage = map[string]string{
 	"@openai/codex":             "codex",
 	"opencode-ai":               "opencode",
 	"@google/gemini-cli":        "gemini",
+	"@qwen-code/qwen-code":      "qwen",
 }
 
 // cacheRoot is where install-agents.sh puts the agents. It is read from the
@@ -112,6 +113,8 @@ func findAgents() error {
 			opencodeAgent = a
 		case "gemini":
 			geminiAgent = a
+		case "qwen":
+			qwenAgent = a
 		}
 	}
 	return nil
@@ -133,7 +136,7 @@ func (a agent) require(t *testing.T) {
 func (a agent) wantVersion() string { return a.pin[strings.LastIndex(a.pin, "@")+1:] }
 
 func TestAgentsArePinnedVersions(t *testing.T) {
-	for _, a := range []agent{claudeAgent, codexAgent, opencodeAgent, geminiAgent} {
+	for _, a := range []agent{claudeAgent, codexAgent, opencodeAgent, geminiAgent, qwenAgent} {
 		t.Run(a.name, func(t *testing.T) {
 			a.require(t)
 			t.Logf("%s: %s (%s)", a.name, a.version, a.path)

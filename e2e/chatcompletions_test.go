@@ -31,6 +31,9 @@ func (u chatUsage) json() map[string]any {
 // conversation holds: Cmds[n] as one bash call, then a plain "Done.".
 // A request without tools (OpenCode's title agent) gets a title.
 type chatScript struct {
+	// Tool is the shell tool the calls are made to ("": OpenCode's bash;
+	// Qwen Code's is run_shell_command).
+	Tool  string
 	Cmds  []string
 	Usage chatUsage // every answer's
 	// UsageDelay holds back a tool call's finish and usage chunks for a
@@ -94,9 +97,13 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
 		return
 	}
+	tool := s.script.Tool
+	if tool == "" {
+		tool = "bash"
+	}
 	hasBash := false
 	for _, t := range req.Tools {
-		hasBash = hasBash || t.Function.Name == "bash"
+		hasBash = hasBash || t.Function.Name == tool
 	}
 	entry := chatRequestLog{Model: req.Model, Tools: len(req.Tools) > 0, Time: time.Now()}
 	for _, m := range req.Messages {
@@ -144,7 +151,7 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 	if cmd != "" {
 		args, _ := json.Marshal(map[string]any{"command": cmd, "description": "scripted call"})
 		call := map[string]any{"index": 0, "id": fmt.Sprintf("call_%s_%04d", s.nonce, n), "type": "function",
-			"function": map[string]any{"name": "bash", "arguments": string(args)}}
+			"function": map[string]any{"name": tool, "arguments": string(args)}}
 		data(chunk(map[string]any{"role": "assistant", "tool_calls": []any{call}}, nil))
 		time.Sleep(s.script.UsageDelay)
 		data(chunk(map[string]any{}, "tool_calls"))

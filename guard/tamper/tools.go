@@ -47,7 +47,12 @@ func (t *checker) call(tool string, input json.RawMessage) {
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
 		t.deny(t.fileTool(tool, input))
 	case "write", "edit", "multiedit":
-		t.deny(t.openCodeFileTool(tool, input))
+		if tool == "edit" && claudeFields(input) {
+			// Qwen Code's edit, with Edit's fields.
+			t.deny(t.fileTool("Edit", input))
+		} else {
+			t.deny(t.openCodeFileTool(tool, input))
+		}
 	case "write_file": // Gemini CLI's, with Write's fields
 		t.deny(t.fileTool("Write", input))
 	case "replace": // Gemini CLI's, with Edit's fields
@@ -162,6 +167,15 @@ func (t *checker) fileTool(tool string, input json.RawMessage) *finding {
 		return nil
 	}
 	return t.writeFile(p, apply, fallback)
+}
+
+// claudeFields reports an input that names its file as Claude Code's file
+// tools do (file_path), not as OpenCode's (filePath, path).
+func claudeFields(input json.RawMessage) bool {
+	var in struct {
+		FilePath *string `json:"file_path"`
+	}
+	return json.Unmarshal(input, &in) == nil && in.FilePath != nil
 }
 
 // openCodeFileTool checks OpenCode's file tools by their Claude Code
