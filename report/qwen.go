@@ -50,3 +50,11 @@ func (qwenSource) read(ctx context.Context, s SessionRef, st *sessionState, p Pr
 	})
 	return again.restarted, err
 }
+
+func (qwenSource) marks(s SessionRef, st *sessionState) ([]transcripts.FileMark, []string, bool) {
+	// The project folder (where subagents/ is made), subagents/ and the
+	// session's folder in it, where its subagents' transcripts appear.
+	project := filepath.Dir(filepath.Dir(s.Main))
+	subagents := filepath.Join(project, "subagents")
+	return st.Pos.Marks(), []string{project, subagents, filepath.Join(subagents, s.ID)}, true
+}
