@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/installer"
+	"github.com/runaway-guard/runaway/pricing"
 )
 
 // updateDocs rewrites the generated pages: go test ./cmd/runaway -run TestCommandPages -update
@@ -183,4 +185,53 @@ func TestDocsLinks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPriceTablePageIsCurrent: docs/price-table.md is the built-in price
+// table as runaway prices it (pricing.Default, the one prices.json
+// compiles to), so the page cannot show rates the binary does not use.
+func TestPriceTablePageIsCurrent(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "price-table.md")
+	want := priceTablePage()
+	if *updateDocs {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if have, _ := os.ReadFile(path); string(have) != want {
+		t.Errorf("docs/price-table.md is not the built-in table: go test ./cmd/runaway -run TestPriceTablePageIsCurrent -update")
+	}
+}
+
+func priceTablePage() string {
+	var b strings.Builder
+	t := pricing.Default()
+	b.WriteString(`# The built-in price table
+
+<!-- Made from pricing.Default (pricing/prices.json) by cmd/runaway TestPriceTablePageIsCurrent;
+     do not edit by hand: go test ./cmd/runaway -run TestPriceTablePageIsCurrent -update -->
+
+`)
+	fmt.Fprintf(&b, "The rates runaway prices with when no `prices update` or config `prices` replaces them: USD per million tokens, each row with its source and the day it was checked (newest check %s). A model with rates for other dates has a row per period. `runaway prices` lists the table in use on your machine; [prices](prices.md) says how the table is made and kept up to date.\n\n", newestCheck(t))
+	b.WriteString("| model | input | output | cache read | cache write | 1-hour cache write | checked | source |\n|---|---|---|---|---|---|---|---|\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	row := func(name string, r pricing.Rates, checked, source string) {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, usd(r.Input), usd(r.Output), usd(r.CacheRead),
+			usd(r.CacheWrite), usd(r.CacheWrite1h), dash(checked), cell(source))
+	}
+	models := t.Models()
+	sort.SliceStable(models, func(i, j int) bool { return models[i].ID < models[j].ID })
+	for _, p := range models {
+		name := "`" + p.ID + "`"
+		if len(p.Dated) == 0 {
+			row(name, p.Rates, p.Checked, p.Source)
+			continue
+		}
+		row(name+" "+periodText(p.Period), p.Rates, p.Checked, p.Source)
+		for _, d := range p.Dated {
+			row(name+" "+periodText(d.Period), d.Rates, "", d.Source)
+		}
+	}
+	return b.String()
 }
