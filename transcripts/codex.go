@@ -187,7 +187,7 @@ func codexUsageLine(line []byte) bool {
 
 // codexUsageFast decodes, for a read of responses only, the lines that
 // carry usage or what prices it (token_count, token_usage_record,
-// turn_context, thread_settings_applied) with the walker: they are most of
+// turn_context, thread_settings_applied, session_meta) with the walker: they are most of
 // the lines such a read decodes, and encoding/json spent more on them than
 // reading the whole rollout did. It decodes what encoding/json would into l
 // and p, and reports false, leaving the line to encoding/json, for any other
@@ -290,12 +290,14 @@ func codexUsageFast(line []byte, l *codexLineJSON, p *codexPayload) bool {
 		return false
 	}
 	switch l.Type {
-	case "token_usage_record", "turn_context", "event_msg":
+	case "token_usage_record", "turn_context", "event_msg", "session_meta":
 	default:
 		return false
 	}
 	walk(payload, func(k, v []byte) bool {
-		switch field(k, "type", "model", "thread_settings", "info", "response_id", "thread_token_usage") {
+		i := field(k, "type", "model", "thread_settings", "info", "response_id", "thread_token_usage",
+			"id", "session_id", "forked_from_id", "cwd", "timestamp", "source")
+		switch i {
 		case 0:
 			ok = ok && once(1<<3)
 			text(v, &p.Type)
@@ -344,11 +346,30 @@ func codexUsageFast(line []byte, l *codexLineJSON, p *codexPayload) bool {
 		case 5:
 			ok = ok && once(1<<10)
 			p.ThreadUsage = usage(v)
+		case 6, 7, 8, 9, 10:
+			ok = ok && once(1<<(11+i))
+			text(v, []*string{&p.ID, &p.SessionID, &p.ForkedFromID, &p.Cwd, &p.Timestamp}[i-6])
+		case 11:
+			ok = ok && once(1<<16)
+			p.Source = json.RawMessage(v)
+		default:
+			// Another field of the payload, given in a form encoding/json
+			// would decode (and fail on, where its type is not the one
+			// expected): for it to decide.
+			for _, f := range codexOtherFields {
+				if strings.EqualFold(string(k), f) {
+					ok = false
+				}
+			}
 		}
 		return ok
 	})
 	return ok && (l.Type != "event_msg" || p.Type == "token_count" || p.Type == "thread_settings_applied")
 }
+
+// codexOtherFields are codexPayload's other fields, which codexUsageFast
+// does not read.
+var codexOtherFields = []string{"call_id", "exit_code", "status", "success", "item", "output", "name", "arguments", "input", "trigger_turn"}
 
 type codexLineJSON struct {
 	Timestamp string          `json:"timestamp"`

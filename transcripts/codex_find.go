@@ -165,7 +165,15 @@ func readCodexMeta(path string) (codexMeta, bool) {
 	}
 	var l codexLineJSON
 	var p codexPayload
-	if json.Unmarshal(line, &l) != nil || l.Type != "session_meta" || json.Unmarshal(l.Payload, &p) != nil || p.ID == "" {
+	// The walker first: session_meta carries the base instructions, tens
+	// of KB that encoding/json would scan twice.
+	if !codexUsageFast(line, &l, &p) {
+		l, p = codexLineJSON{}, codexPayload{}
+		if json.Unmarshal(line, &l) != nil || json.Unmarshal(l.Payload, &p) != nil {
+			return codexMeta{}, false
+		}
+	}
+	if l.Type != "session_meta" || p.ID == "" {
 		return codexMeta{}, false
 	}
 	return codexMeta{ID: p.ID, SessionID: p.SessionID, parent: codexParent(&p), cwd: p.Cwd}, true

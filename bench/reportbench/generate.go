@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,29 @@ type generator struct {
 	claude  []string // main files, for appending
 	seq     int
 	written int64
+	note    string // what was written, for the figures' heading
+}
+
+// found takes a history written before (by an earlier run with -dir): its
+// Claude Code sessions to append to, and its size.
+func (g *generator) found(note string) (int64, error) {
+	g.note = note
+	var total int64
+	err := filepath.WalkDir(g.home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		if fi, err := d.Info(); err == nil {
+			total += fi.Size()
+		}
+		if filepath.Base(filepath.Dir(filepath.Dir(p))) == "projects" {
+			g.claude = append(g.claude, p)
+		}
+		return nil
+	})
+	g.written = total
+	g.seq = 1 << 40 // ids of appended responses never meet those written before
+	return total, err
 }
 
 func newGenerator(home string) *generator {

@@ -13,6 +13,10 @@
 // with npm under a scratch home; nothing else leaves the temp folder.
 //
 //	go run ./bench/reportbench [-mb 10,100,1000] [-runs 5] [-ccusage-version 20.0.24]
+//
+// To measure in a quiet window without generating there: -dir DIR -prepare
+// writes the histories into DIR beforehand; -dir DIR (with -runaway, a
+// binary built beforehand) then measures on them.
 package main
 
 import (
@@ -35,12 +39,20 @@ func main() {
 	version := flag.String("ccusage-version", "20.0.24", "ccusage version (the newest whose native linux-x64 build the registry serves)")
 	ccusage := flag.String("ccusage", "", "a ccusage binary to use instead of installing one")
 	keep := flag.Bool("keep", false, "keep the generated history (its folder is printed)")
+	flag.StringVar(&histories, "dir", "", "keep the histories in this folder, and measure on the ones already there")
+	flag.BoolVar(&prepare, "prepare", false, "with -dir: only write the histories")
+	flag.StringVar(&runawayBin, "runaway", "", "a runaway binary to time instead of building this tree's")
 	flag.Parse()
 	if err := run(*mbs, *runs, *version, *ccusage, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "reportbench:", err)
 		os.Exit(1)
 	}
 }
+
+var (
+	histories, runawayBin string
+	prepare               bool
+)
 
 func run(mbList string, runs int, version, ccusage string, keep bool) error {
 	dir, err := os.MkdirTemp("", "reportbench-")
@@ -52,9 +64,26 @@ func run(mbList string, runs int, version, ccusage string, keep bool) error {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	runaway, err := buildRunaway(dir)
-	if err != nil {
-		return err
+	if prepare {
+		if histories == "" {
+			return fmt.Errorf("-prepare needs -dir")
+		}
+		for _, s := range strings.Split(mbList, ",") {
+			mb, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				return fmt.Errorf("-mb: %v", err)
+			}
+			if _, _, err := history(dir, mb); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	runaway := runawayBin
+	if runaway == "" {
+		if runaway, err = buildRunaway(dir); err != nil {
+			return err
+		}
 	}
 	if ccusage == "" {
 		if ccusage, err = installCcusage(dir, version); err != nil {
@@ -73,14 +102,38 @@ func run(mbList string, runs int, version, ccusage string, keep bool) error {
 	return nil
 }
 
-func benchSize(dir, runaway, ccusage string, mb, runs int) error {
+// history is the generated history of mb MB: written into dir, or with
+// -dir found there (written when missing).
+func history(dir string, mb int) (*generator, int64, error) {
+	if histories != "" {
+		dir = histories
+	}
 	home := filepath.Join(dir, fmt.Sprintf("home-%d", mb))
 	g := newGenerator(home)
+	done := filepath.Join(home, "generated")
+	if histories != "" {
+		if b, err := os.ReadFile(done); err == nil {
+			total, err := g.found(string(b))
+			return g, total, err
+		}
+		os.RemoveAll(home) // half written
+	}
 	total, err := g.history(int64(mb) << 20)
+	if err != nil {
+		return nil, 0, err
+	}
+	g.note = g.summary()
+	return g, total, os.WriteFile(done, []byte(g.note), 0o644)
+}
+
+func benchSize(dir, runaway, ccusage string, mb, runs int) error {
+	g, total, err := history(dir, mb)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\n== %.0f MB of history: %s\n", float64(total)/(1<<20), g.summary())
+	home := g.home
+	fmt.Printf("\n== %.0f MB of history: %s\n", float64(total)/(1<<20), g.note)
+	fmt.Printf("load average before: %s\n", measure.Loadavg())
 	env := homeEnv(home)
 	cmd := func(bin string, args ...string) func() *exec.Cmd {
 		return func() *exec.Cmd {
