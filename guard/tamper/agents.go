@@ -103,6 +103,12 @@ type fileKind struct {
 	// heldByGit: git must not restore or drop it even when it holds no
 	// entry of runaway's (Codex's trust records).
 	heldByGit bool
+	// env: it sets variables, judged by the lines a write adds (see
+	// startupChange); removing or chmod-ing it sets nothing.
+	env bool
+	// unreadWrites: a write whose content the wire cannot know passes (a
+	// project's .env, which sed -i and tools rewrite every day).
+	unreadWrites bool
 }
 
 // fileWrite is a write the wire judges: the file's text before and after

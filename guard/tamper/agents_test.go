@@ -43,7 +43,7 @@ func TestAgentRowsAreWhole(t *testing.T) {
 			if k.hooks && (k.parse == nil || k.change == nil) {
 				t.Errorf("tamper row %q: %s holds hooks but has no parse or change rule", a.id, file.name)
 			}
-			if !k.own && k.change == nil && k != startupFile {
+			if !k.own && k.change == nil && !k.env {
 				t.Errorf("tamper row %q: %s is neither runaway's own nor judged by a change rule", a.id, file.name)
 			}
 		}

@@ -47,6 +47,12 @@ var codexRules = agentRules{
 		{kind: codexConfig, dirEnv: codexDirVar, name: "config.toml"},
 		{kind: startupFile, dirEnv: codexDirVar, name: ".env"}, // loaded at start
 	},
+	// A project's .codex/ layer, once trusted: its hooks run, and its
+	// [features] can switch them off (shared/reference/codex.md).
+	anywhere: []agentFile{
+		{kind: codexHooks, name: ".codex/hooks.json"},
+		{kind: codexConfig, name: ".codex/config.toml"},
+	},
 	homeVars: []string{codexDirVar},
 	start:    (*shell).codexCmd,
 }
@@ -104,6 +110,10 @@ func (sh *shell) codexCmd(args []string, _ map[string]string) {
 	for _, v := range optionValues(args, "-c", "--config") {
 		kv := strings.Join(strings.Fields(v), "")
 		key, val, _ := strings.Cut(kv, "=")
+		if key == "profile" && sh.t.codexProfileOff(strings.Trim(val, `"'`)) {
+			sh.t.deny(&finding{action: "start Codex with profile " + val + ", whose features switch hooks off", why: "which switches runaway's hook off"})
+			return
+		}
 		switch {
 		case (key == "features.hooks" || key == "features.codex_hooks") && strings.Trim(val, `"'`) == "false",
 			key == "features" && (strings.Contains(val, "hooks=false") || strings.Contains(val, "hooks=\"false\"")),
@@ -115,6 +125,12 @@ func (sh *shell) codexCmd(args []string, _ map[string]string) {
 	for _, v := range optionValues(args, "--disable") {
 		if v == "hooks" || v == "codex_hooks" {
 			sh.t.deny(&finding{action: "start Codex with its hooks switched off (--disable " + v + ")", why: "which switches runaway's hook off"})
+			return
+		}
+	}
+	for _, name := range optionValues(args, "-p", "--profile") {
+		if sh.t.codexProfileOff(name) {
+			sh.t.deny(&finding{action: "start Codex with profile " + name + ", whose features switch hooks off", why: "which switches runaway's hook off"})
 			return
 		}
 	}
@@ -221,6 +237,18 @@ func codexConfigChange(path, old, next, hooksPath string) *finding {
 			return &finding{action: "switch Codex's hooks off in " + path + " ([features] " + key + " = false)", why: "which switches runaway's hook off"}
 		}
 	}
+	// A profile (codex --profile NAME, or profile = NAME at the top)
+	// applies its own [profiles.NAME.features].
+	profiles := func(m map[string]any) map[string]any { p, _ := m["profiles"].(map[string]any); return p }
+	for name, pv := range profiles(newV) {
+		np, _ := pv.(map[string]any)
+		op, _ := profiles(oldV)[name].(map[string]any)
+		for _, key := range []string{"hooks", "codex_hooks"} {
+			if features(np)[key] == false && !(oldOK && features(op)[key] == false) {
+				return &finding{action: "switch Codex's hooks off in profile " + name + " of " + path + " ([profiles." + name + ".features] " + key + " = false)", why: "which switches runaway's hook off when that profile is used"}
+			}
+		}
+	}
 	state := func(m map[string]any) map[string]any {
 		h, _ := m["hooks"].(map[string]any)
 		s, _ := h["state"].(map[string]any)
@@ -291,4 +319,25 @@ func runawayTrustKeys(hooksPath string) map[string]bool {
 		}
 	}
 	return keys
+}
+
+// codexProfileOff reports a profile of the user's config.toml whose
+// features switch hooks off.
+func (t *checker) codexProfileOff(name string) bool {
+	d := t.envDir(codexDirVar)
+	if d == "" || !known(name) {
+		return false
+	}
+	text, err := readSmall(filepath.Join(d, "config.toml"))
+	if err != nil {
+		return false
+	}
+	v, ok := codexTOML(text)
+	if !ok {
+		return false
+	}
+	profiles, _ := v["profiles"].(map[string]any)
+	p, _ := profiles[name].(map[string]any)
+	f, _ := p["features"].(map[string]any)
+	return f["hooks"] == false || f["codex_hooks"] == false
 }

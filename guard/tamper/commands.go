@@ -709,11 +709,12 @@ func (sh *shell) copyLike(name string, args []string, values string, viaXargs bo
 	if dest == "" || sh.t.done() {
 		return
 	}
+	judged := false // copyKnown judged the file by its content
 	if name == "ln" && symbolic {
 		// A new link: what the old one at dest points to is not written.
 		defer sh.madeLink(dest, ops, contents)
 		sh.linkArg(dest)
-	} else {
+	} else if judged = sh.copyKnown(name, ops, dest, recursive); !judged {
 		sh.pathArg(dest, opWrite, false)
 	}
 	if !known(dest) {
@@ -726,6 +727,9 @@ func (sh *shell) copyLike(name string, args []string, values string, viaXargs bo
 		if sh.isRunaway(src) {
 			// A copy of runaway's program is runaway: remember where.
 			sh.t.copies = append(sh.t.copies, filepath.Clean(sh.abs(dest)))
+		}
+		if judged {
+			continue
 		}
 		merge := contents || (recursive && (strings.HasSuffix(src, "/.") || name == "rsync" && strings.HasSuffix(src, "/")))
 		target := strings.TrimRight(dest, "/") + "/" + filepath.Base(src)
@@ -865,8 +869,8 @@ func (sh *shell) pathArg(text string, op pathOp, ancestors bool) {
 	if op == opUnlink {
 		k = sh.t.classifyName(p)
 	}
-	if k == startupFile && op != opWrite {
-		k = notProtected // removing or chmod-ing one sets nothing
+	if k != nil && (k.env && op != opWrite || k.unreadWrites && op == opWrite) {
+		k = notProtected // removing or chmod-ing one sets nothing; see unreadWrites
 	}
 	if k != notProtected {
 		sh.t.deny(&finding{action: k.action(op), path: filepath.Clean(p)})
@@ -877,7 +881,7 @@ func (sh *shell) pathArg(text string, op pathOp, ancestors bool) {
 		if op == opUnlink {
 			in = sh.t.insideName(p)
 		}
-		in = slices.DeleteFunc(in, func(pp protectedPath) bool { return pp.kind == startupFile })
+		in = slices.DeleteFunc(in, func(pp protectedPath) bool { return pp.kind.env })
 		if len(in) > 0 {
 			sh.t.deny(&finding{action: "remove, move or lock a folder (" + filepath.Clean(p) + ") that holds " + in[0].kind.noun(), path: in[0].path})
 		}
@@ -1439,4 +1443,32 @@ func (sh *shell) compgen(args []string) *stdin {
 		return &stdin{text: out.String(), exact: true}
 	}
 	return nil
+}
+
+// copyKnown judges cp, install or mv of one file onto a settings or env
+// file by what the source holds, as a Write of it would be (a new
+// project's .claude/settings.json from a template, cp .env.example .env);
+// it reports whether it judged.
+func (sh *shell) copyKnown(name string, ops []string, dest string, recursive bool) bool {
+	if len(ops) != 1 || recursive || !known(dest) || !known(ops[0]) || !(name == "cp" || name == "install" || name == "mv") {
+		return false
+	}
+	target := sh.abs(dest)
+	if target == "" {
+		return false
+	}
+	if fi, err := os.Stat(filepath.Clean(target)); err == nil && fi.IsDir() {
+		target = filepath.Join(target, filepath.Base(ops[0]))
+	}
+	k := sh.t.classify(target)
+	if k == nil || k.owned() || k.change == nil && !k.env {
+		return false
+	}
+	src := sh.fileText(ops[0])
+	if src == nil {
+		return false
+	}
+	sh.t.remember(target, src.text)
+	sh.t.deny(sh.t.writeFile(target, func(string, bool) (string, bool) { return src.text, true }, nil))
+	return true
 }

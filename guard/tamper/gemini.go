@@ -30,10 +30,15 @@ var geminiRules = agentRules{
 		{kind: startupFile, dirEnv: "GEMINI_CLI_HOME", name: filepath.Join(".gemini", ".env")},
 		{kind: startupFile, dirEnv: "HOME", name: ".env"}, // when .gemini/.env is absent
 	},
-	anywhere: []agentFile{{kind: geminiSettings, name: ".gemini/settings.json"}}, // a project's, or another home's
+	anywhere: []agentFile{
+		{kind: geminiSettings, name: ".gemini/settings.json"}, // a project's, or another home's
+		// Loaded from the folder it starts in, or the nearest one above.
+		{kind: projectEnv, name: ".gemini/.env"},
+		{kind: projectEnv, name: ".env"},
+	},
 	// Another GEMINI_CLI_HOME (or HOME) reads another settings file, one
-	// without runaway's hook.
-	homeVars: []string{"GEMINI_CLI_HOME"},
+	// without runaway's hook; the system settings override the user's.
+	homeVars: []string{"GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"},
 }
 
 func geminiSettingsChange(_ *checker, path string, w fileWrite) *finding {

@@ -152,7 +152,7 @@ func (t *checker) resolve() {
 	home := t.homeDir()
 	seen := map[string]bool{}
 	for _, p := range t.protected {
-		if p.kind == startupFile {
+		if p.kind.env {
 			continue // ".env", ".profile": words ordinary code is full of
 		}
 		for _, s := range []string{p.path, p.real} {
@@ -360,6 +360,9 @@ func (t *checker) match(p string) *fileKind {
 				return f.kind
 			}
 		}
+	}
+	if d := t.envDir("XDG_CONFIG_HOME"); d != "" && filepath.Dir(p) == filepath.Join(d, environmentD) && strings.HasSuffix(p, ".conf") {
+		return startupFile
 	}
 	return notProtected
 }

@@ -36,7 +36,7 @@ func (t *checker) settingsSwitches(kind *fileKind, path, old string, oldExists b
 	if !nextExists {
 		next = ""
 	}
-	if kind == startupFile {
+	if kind != nil && kind.env {
 		return t.startupChange(path, old, next)
 	}
 	if kind == nil || kind.change == nil {

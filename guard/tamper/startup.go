@@ -17,7 +17,11 @@ import (
 
 // startupFile is one of those files. An agent's env files are in its row
 // (see agents).
-var startupFile = &fileKind{what: "a file that sets the environment of the next shell or agent run"}
+var startupFile = &fileKind{what: "a file that sets the environment of the next shell or agent run", env: true}
+
+// projectEnv is a project's .env, which Gemini CLI loads into its
+// environment (its hooks' too) from the folder it starts in or one above.
+var projectEnv = &fileKind{what: "a project's .env, which Gemini CLI loads into its environment and its hooks'", env: true, unreadWrites: true}
 
 // startupFiles are the shells' start-up files, each in the folder a
 // variable names.
@@ -25,7 +29,14 @@ var startupFiles = []struct{ dirEnv, name string }{
 	{"HOME", ".profile"}, {"HOME", ".bash_profile"}, {"HOME", ".bash_login"}, {"HOME", ".bashrc"},
 	{"HOME", ".zshenv"}, {"HOME", ".zprofile"}, {"HOME", ".zshrc"}, {"HOME", ".zlogin"},
 	{"HOME", ".pam_environment"}, {"XDG_CONFIG_HOME", "fish/config.fish"},
+	// Run at logout, and by X sessions at login.
+	{"HOME", ".bash_logout"}, {"HOME", ".zlogout"}, {"HOME", ".xprofile"}, {"HOME", ".xsessionrc"},
 }
+
+// environmentD is systemd's folder of the user's environment (.conf
+// files, NAME=value), read for every user service and session
+// (environment.d(5)).
+const environmentD = "environment.d"
 
 // guardAssignment finds a line that sets one of the variables that change
 // runaway's limits or where runaway and the agents keep their files.
