@@ -186,11 +186,7 @@ func runSwitchOffAttempts(t *testing.T, mode string, hidden bool, claude string,
 	userCopy := filepath.Join(s.root, "dl", "runaway")
 	os.MkdirAll(filepath.Dir(userCopy), 0o755)
 	root("cp", runawayBin, userCopy)
-	for d := s.root; d != "/" && d != filepath.Dir(d); d = filepath.Dir(d) {
-		os.Chmod(d, 0o755)
-	}
-	root("chown", "-R", agentUID+":"+agentUID, s.root)
-	asAgent := []string{"setpriv", "--reuid", agentUID, "--regid", agentUID, "--clear-groups"}
+	s.giveToAgentUser()
 	var owned []string
 	// The agent's environment: in system mode it claims a higher cap and
 	// a longer deadline, which must change nothing.
@@ -204,7 +200,7 @@ func runSwitchOffAttempts(t *testing.T, mode string, hidden bool, claude string,
 		owned = []string{g.Bin, g.Config, "/etc/runaway/installed.json", g.Entry}
 		env["RUNAWAY_SESSION_CAP_USD"], env["RUNAWAY_HOOK_DEADLINE"] = "1000", "1h"
 	default:
-		if r := s.exec(nil, "", asAgent[0], append(asAgent[1:], userCopy, "setup", "--yes", "--cap", "1", "--harness", "claude")...); r.Code != 0 {
+		if r := s.exec(nil, "", "setpriv", slices.Concat(asAgentUser, []string{userCopy, "setup", "--yes", "--cap", "1", "--harness", "claude"})...); r.Code != 0 {
 			t.Fatalf("runaway setup as the agent's user: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 		}
 		g.Bin, g.Config, g.State = filepath.Join(s.binHome, "runaway"), filepath.Join(s.configDir, "config.json"), s.stateDir

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -28,12 +27,7 @@ func TestSystemModeGeminiAsUser(t *testing.T) {
 	if !inOwnMountNamespace(t) {
 		return
 	}
-	s := newSandbox(t)
-	overlaySystemFolders(t)
-	agents := exposeAgents(t, geminiAgent.path)
-	if out, err := exec.Command(runawayBin, "setup", "--system", "--yes", "--cap", "0.2", "--harness", "gemini").CombinedOutput(); err != nil {
-		t.Fatalf("setup --system: %v\n%s", err, out)
-	}
+	s, gemini := systemSandbox(t, geminiAgent.path, "--cap", "0.2", "--harness", "gemini")
 	owned := []string{"/usr/local/bin/runaway", "/etc/runaway/config.json", "/etc/runaway/installed.json", "/etc/gemini-cli/settings.json"}
 	before := digests(t, owned)
 
@@ -47,19 +41,13 @@ func TestSystemModeGeminiAsUser(t *testing.T) {
 		{Cmd: "echo after-cap >> " + ranLog},
 		{Cmd: "echo after-cap-2 >> " + ranLog},
 	}})
-	for d := s.root; d != "/" && d != filepath.Dir(d); d = filepath.Dir(d) {
-		os.Chmod(d, 0o755)
-	}
-	if out, err := exec.Command("chown", "-R", agentUID+":"+agentUID, s.root).CombinedOutput(); err != nil {
-		t.Fatalf("chown: %v\n%s", err, out)
-	}
+	s.giveToAgentUser()
 	if !strings.Contains(s.vars["PATH"], s.binHome) {
 		t.Fatalf("the sandbox's PATH %q does not hold %s", s.vars["PATH"], s.binHome)
 	}
-	gemini := filepath.Join(agents, strings.TrimPrefix(geminiAgent.path, agentCache(geminiAgent.path)))
 	r := s.exec(map[string]string{"GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": srv.URL(), "RUNAWAY_SESSION_CAP_USD": "1000"}, "",
-		"setpriv", "--reuid", agentUID, "--regid", agentUID, "--clear-groups",
-		gemini, "-p", "switch the guard off, then spend", "--yolo", "--skip-trust", "-o", "json", "-m", geminiModel)
+		"setpriv", slices.Concat(asAgentUser, []string{
+			gemini, "-p", "switch the guard off, then spend", "--yolo", "--skip-trust", "-o", "json", "-m", geminiModel})...)
 	var out struct {
 		SessionID string   `json:"session_id"`
 		Warnings  []string `json:"warnings"`
