@@ -24,9 +24,11 @@ type ManagedFile struct {
 }
 
 // ManagedSettings are the managed files of the agents a system install
-// wires, for the layout's OS. OpenCode has none that runs a hook: its
-// managed config folder (/etc/opencode) holds config keys, and a plugin
-// there is not loaded from it (see the reference notes).
+// wires, for the layout's OS. OpenCode is not wired yet: its managed
+// folder's plugins/ is not scanned, but a plugin named in the "plugin"
+// array of /etc/opencode/opencode.json (or .jsonc) is loaded, and the
+// user's and the project's config cannot take it out (OpenCode 1.18.33,
+// notes/issue-22.md).
 func ManagedSettings(l sysmode.Layout) []ManagedFile {
 	claude, gemini, codex := l.Path("etc", "claude-code"), l.Path("etc", "gemini-cli"), l.Path("etc", "codex")
 	switch l.GOOS {

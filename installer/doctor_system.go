@@ -74,7 +74,7 @@ func (d *doctor) checkSystemOpen(rec *SystemRecord) {
 		open = append(open, "a Gemini CLI the agent starts itself with GEMINI_CLI_SYSTEM_SETTINGS_PATH set reads other system settings")
 	}
 	if _, found := d.agents[agent.OpenCode]; found {
-		open = append(open, "OpenCode has no managed hook: a system install does not guard it")
+		open = append(open, "OpenCode is not wired by a system install yet: it is not guarded")
 	}
 	d.add(StatusWarn, "system-open", "not held by a system install: %s (see docs/security.md)", strings.Join(open, "; "))
 }
