@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/runaway-guard/runaway/agent"
-	"github.com/runaway-guard/runaway/configs"
 	"github.com/runaway-guard/runaway/guard"
 	"github.com/runaway-guard/runaway/ownfiles"
 	"github.com/runaway-guard/runaway/pricing"
@@ -133,7 +132,7 @@ func runReport(ctx context.Context, stdout, stderr io.Writer, o reportOptions) e
 	for _, e := range errs {
 		fmt.Fprintf(stderr, "runaway: warning: price overrides not used: %v\n", e)
 	}
-	opts := report.Options{Env: os.Getenv, Pricer: pricer, PricesID: pricesID(policy)}
+	opts := report.Options{Env: os.Getenv, Pricer: pricer, PricesID: pricesID(pricer)}
 	if !o.noCache {
 		opts.CachePath = filepath.Join(ownfiles.OwnDirs().State, report.CacheName)
 	}
@@ -199,12 +198,15 @@ func reportAgent(s string) (report.Agent, bool) {
 	return id, ok && report.Reads(id)
 }
 
-// pricesID fingerprints the price table a report prices with: the
-// embedded table and the config's overrides.
-func pricesID(p configs.Policy) string {
+// pricesID fingerprints the price table a report prices with: the table
+// in use (the embedded one, with an imported catalogue, Claude Code's own
+// prices and the config's overrides over it), so that any of them changed
+// prices the history again.
+func pricesID(p guard.Pricer) string {
 	h := sha256.New()
-	json.NewEncoder(h).Encode(pricing.Default().Models())
-	json.NewEncoder(h).Encode(p.Prices)
+	if t, ok := p.(interface{ Table() *pricing.Table }); ok {
+		json.NewEncoder(h).Encode(t.Table().Models())
+	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
