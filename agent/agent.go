@@ -26,6 +26,7 @@ type ID string
 const (
 	Claude   ID = "claude"
 	Codex    ID = "codex"
+	Copilot  ID = "copilot"
 	Cursor   ID = "cursor"
 	Gemini   ID = "gemini"
 	OpenCode ID = "opencode"
@@ -92,7 +93,7 @@ func (f *Facts) ConfigDir(env Env) string { return f.Config.Resolve(env) }
 
 // All lists every agent runaway knows, in the order people see them. A
 // new agent is one file (its Facts) and one line here.
-var All = []*Facts{&claude, &codex, &cursor, &gemini, &openCode, &qwen}
+var All = []*Facts{&claude, &codex, &cursor, &gemini, &openCode, &qwen, &copilot}
 
 // Lookup returns the facts of the agent with that id.
 func Lookup(id ID) (*Facts, bool) {

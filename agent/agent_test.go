@@ -10,12 +10,13 @@ func TestParseTakesIDsAndAliases(t *testing.T) {
 		"claude": Claude, "claude-code": Claude, "Claude-Code": Claude, " codex ": Codex,
 		"gemini-cli": Gemini, "gemini": Gemini, "opencode": OpenCode, "cursor": Cursor,
 		"qwen": Qwen, "Qwen-Code": Qwen,
+		"copilot": Copilot, "Copilot-CLI": Copilot, "github-copilot": Copilot,
 	} {
 		if got, ok := Parse(in); !ok || got != want {
 			t.Errorf("Parse(%q) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
-	for _, in := range []string{"", "claud", "copilot", "claude code"} {
+	for _, in := range []string{"", "claud", "gh-copilot", "claude code"} {
 		if got, ok := Parse(in); ok {
 			t.Errorf("Parse(%q) = %q; want none", in, got)
 		}
@@ -46,7 +47,7 @@ func TestEveryAgentHasItsFacts(t *testing.T) {
 func TestConfigDirs(t *testing.T) {
 	env := func(m map[string]string) Env { return func(k string) string { return m[k] } }
 	home := map[string]string{"HOME": "/h"}
-	moved := map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c", "CODEX_HOME": "/x", "GEMINI_CLI_HOME": "/g", "XDG_CONFIG_HOME": "/xdg", "QWEN_HOME": "/q"}
+	moved := map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c", "CODEX_HOME": "/x", "GEMINI_CLI_HOME": "/g", "XDG_CONFIG_HOME": "/xdg", "QWEN_HOME": "/q", "COPILOT_HOME": "/p"}
 	for _, c := range []struct {
 		id          ID
 		home, moved string
@@ -57,6 +58,7 @@ func TestConfigDirs(t *testing.T) {
 		{OpenCode, "/h/.config/opencode", "/xdg/opencode"},
 		{Cursor, "/h/.cursor", "/h/.cursor"},
 		{Qwen, "/h/.qwen", "/q"},
+		{Copilot, "/h/.copilot", "/p"},
 	} {
 		if got := Of(c.id).ConfigDir(env(home)); got != filepath.FromSlash(c.home) {
 			t.Errorf("%s under HOME: %s, want %s", c.id, got, c.home)

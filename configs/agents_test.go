@@ -155,3 +155,52 @@ func TestProjectRoot(t *testing.T) {
 		t.Error("ProjectRoot of a file: no error")
 	}
 }
+
+// runaway's Copilot CLI hooks file runs `hook copilot` at both events, in
+// the form of the system it is for, and is told apart from anyone's else.
+func TestCopilotHooksFile(t *testing.T) {
+	posix := CopilotHooks("/b/run away", Platform{OS: "linux"})
+	want := `{
+  "version": 1,
+  "hooks": {
+    "permissionRequest": [
+      {
+        "type": "command",
+        "bash": "'/b/run away' hook copilot || true",
+        "timeoutSec": 10
+      }
+    ],
+    "preToolUse": [
+      {
+        "type": "command",
+        "bash": "'/b/run away' hook copilot || true",
+        "timeoutSec": 10
+      }
+    ]
+  }
+}
+`
+	if string(posix) != want {
+		t.Errorf("POSIX file:\n%s", posix)
+	}
+	win := CopilotHooks(`C:\r\runaway.exe`, Platform{OS: "windows"})
+	if !strings.Contains(string(win), `"powershell": "if (Test-Path -LiteralPath 'C:/r/runaway.exe') { & 'C:/r/runaway.exe' hook copilot }; exit 0"`) || strings.Contains(string(win), `"bash"`) {
+		t.Errorf("Windows file:\n%s", win)
+	}
+	for _, c := range []struct {
+		data string
+		bins []string
+	}{
+		{string(posix), []string{"/b/run away", "/b/run away"}},
+		{string(win), []string{"C:/r/runaway.exe", "C:/r/runaway.exe"}},
+		{`{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./lint.sh"}]}}`, nil},
+		{`{"version":1,"hooks":{"preToolUse":[{"bash":"'/b/r' hook copilot || true"},{"bash":"./lint.sh"}]}}`, nil},
+		{`{"version":1,"hooks":{}}`, nil},
+		{`not json`, nil},
+	} {
+		got := CopilotHooksBinaries([]byte(c.data))
+		if strings.Join(got, "|") != strings.Join(c.bins, "|") || IsCopilotHooks([]byte(c.data)) != (c.bins != nil) {
+			t.Errorf("%s: %q", c.data, got)
+		}
+	}
+}

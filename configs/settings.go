@@ -49,6 +49,7 @@ var noSettings = []struct {
 }{
 	{agent.Cursor, "it runs Claude Code's hooks"},
 	{agent.OpenCode, "runaway is a plugin file in its plugin folder (opencode.go)"},
+	{agent.Copilot, "runaway is a hooks file of its own in its hooks folder (copilot.go)"},
 }
 
 // NoSettings says why runaway keeps no entry for the agent in a settings

@@ -23,7 +23,7 @@ npmrc="${NPM_CONFIG_USERCONFIG:-${npm_config_userconfig:-$HOME/.npmrc}}"
 in_scratch() {
   env -u OPENCODE_CONFIG -u OPENCODE_CONFIG_DIR HOME="$scratch" USERPROFILE="$scratch" \
     CODEX_HOME="$scratch/.codex" CLAUDE_CONFIG_DIR="$scratch/.claude" GEMINI_CLI_HOME="$scratch" \
-    COPILOT_HOME="$scratch/.copilot" QWEN_HOME="$scratch/.qwen" \
+    COPILOT_HOME="$scratch/.copilot" QWEN_HOME="$scratch/.qwen" COPILOT_AUTO_UPDATE=false \
     XDG_CONFIG_HOME="$scratch/.config" XDG_DATA_HOME="$scratch/.local/share" \
     XDG_STATE_HOME="$scratch/.local/state" XDG_CACHE_HOME="$scratch/.cache" XDG_BIN_HOME="$scratch/.local/bin" \
     XDG_RUNTIME_DIR="$scratch/.run" \
@@ -45,6 +45,7 @@ bin_for() {
     opencode-ai@*) echo opencode ;;
     @google/gemini-cli@*) echo gemini ;;
     @qwen-code/qwen-code@*) echo qwen ;;
+    @github/copilot@*) echo copilot ;;
     *) echo "install-agents.sh: unknown package $1" >&2; return 1 ;;
   esac
 }

@@ -59,7 +59,7 @@ type Answer struct {
 
 // on returns the answer to in's event.
 func (a Answer) on(in *Input) Answer {
-	if in != nil && in.isSkillShell() {
+	if in != nil && (in.isSkillShell() || in.isPermissionStop()) {
 		a.event = in.HookEventName
 	}
 	return a

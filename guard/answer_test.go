@@ -30,10 +30,22 @@ func TestEncodeGolden(t *testing.T) {
 		"stop":          {Verdicts: []Verdict{stop}},
 		"stop_and_more": {Verdicts: []Verdict{warn, ask, stop}},
 	}
+	type form struct {
+		h      agent.ID
+		prefix string
+		event  string
+	}
+	var forms []form
+	for _, h := range agent.IDs() {
+		forms = append(forms, form{h, string(h), ""})
+	}
+	// Copilot CLI's permissionRequest, where a stop ends the turn.
+	forms = append(forms, form{agent.Copilot, "copilot_permission", copilotPermission})
 	for name, a := range cases {
-		for _, h := range agent.IDs() {
-			got := a.Encode(h)
-			golden := filepath.Join("testdata", "answer", string(h)+"_"+name+".golden")
+		for _, f := range forms {
+			a.event = f.event
+			got := a.Encode(f.h)
+			golden := filepath.Join("testdata", "answer", f.prefix+"_"+name+".golden")
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)
@@ -48,7 +60,7 @@ func TestEncodeGolden(t *testing.T) {
 				t.Fatalf("%v (run go test ./guard -update to create it)", err)
 			}
 			if string(got) != string(want) {
-				t.Errorf("%s %s:\n got %s\nwant %s", h, name, got, want)
+				t.Errorf("%s %s:\n got %s\nwant %s", f.prefix, name, got, want)
 			}
 		}
 	}

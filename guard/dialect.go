@@ -46,12 +46,19 @@ type dialect struct {
 	// response that made it, so a replayed call waits for that usage (or
 	// for its own result).
 	callBeforeUsage bool
+	// transcript is the session file of a call that names none, from the
+	// agent's folders under env ("" when it cannot be told).
+	transcript func(in *Input, env agent.Env) string
+	// stopsLater reports the tools whose calls reach a later event that
+	// ends the turn (Copilot CLI's permissionRequest): a stop of such a
+	// call is answered there, and the call goes on to it.
+	stopsLater func(tool string) bool
 }
 
 // dialects lists every agent's dialect, in the order detect asks them to
 // claim a call (Claude Code, whose input the others copy, last): a slice,
 // not a map, so that the hook builds nothing at start.
-var dialects = []*dialect{&cursorDialect, &openCodeDialect, &geminiDialect, &codexDialect, &qwenDialect, &claudeDialect}
+var dialects = []*dialect{&cursorDialect, &openCodeDialect, &geminiDialect, &copilotDialect, &codexDialect, &qwenDialect, &claudeDialect}
 
 // dialectOf is the agent's dialect; an agent runaway does not know is
 // answered as Claude Code is (its hook format is the one others copy).

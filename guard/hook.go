@@ -233,8 +233,12 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *f
 	if err != nil {
 		return nil, err
 	}
-	if d := dialectOf(in.Harness); d.stayOut {
+	d := dialectOf(in.Harness)
+	if d.stayOut {
 		return d.encode(Answer{}), nil
+	}
+	if in.TranscriptPath == "" && d.transcript != nil {
+		in.TranscriptPath = d.transcript(in, h.getenv)
 	}
 	// Before a model request or a prompt, only the spend wire answers.
 	model := in.isModelRequest() || in.isPromptSubmit()
@@ -284,10 +288,14 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *f
 	daily := h.readSpend(ctx, c)
 	var ans Answer
 	if model {
+		c.Call.Tool = in.ToolName
 		ans = h.beforeModel(c, daily)
 	} else {
 		c.Call = Call{Fingerprint: Fingerprint(in.ToolName, in.ToolInput), Tool: in.ToolName, Summary: Summarize(in.ToolName, in.ToolInput)}
 		ans = h.runWires(c, daily)
+		if d.stopsLater != nil && d.stopsLater(in.ToolName) {
+			ans = c.sess.deferStop(ans, c.now)
+		}
 	}
 
 	if err := ctx.Err(); err != nil {
@@ -474,6 +482,9 @@ func (h *Hook) beforeModel(c *call, daily float64) Answer {
 		ans.Verdicts = append(ans.Verdicts, v)
 	}
 	ans.Verdicts = append(ans.Verdicts, spendWire(s, c.policy, daily)...)
+	if c.in.isPermissionStop() {
+		ans.Verdicts = s.takeDeferred(ans.Verdicts, c.now)
+	}
 	if v := s.tamperedVerdict(); v.Kind != None {
 		ans.Verdicts = append(ans.Verdicts, v)
 	}

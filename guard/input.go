@@ -37,6 +37,9 @@ type Input struct {
 	ConversationID string          `json:"conversation_id"`
 	// OpenCode is what runaway's OpenCode plugin adds (see opencode.go).
 	OpenCode *OpenCodeReport `json:"opencode"`
+	// GitHub Copilot CLI's own camelCase fields, read into those above
+	// (dialect_copilot.go).
+	copilotFields
 
 	// Harness is detected from the fields above, not decoded.
 	Harness agent.ID `json:"-"`
@@ -122,7 +125,15 @@ func (in *Input) isSkillShell() bool { return in.HookEventName == SkillShellEven
 // (OpenCode's chat.params, Gemini CLI's BeforeModel): only the spend wire
 // answers it, so that a session past its cap stops before it spends more.
 func (in *Input) isModelRequest() bool {
-	return in.HookEventName == "chat.params" || in.HookEventName == geminiBeforeModel || in.isBatchEnd()
+	return in.HookEventName == "chat.params" || in.HookEventName == geminiBeforeModel || in.isBatchEnd() || in.isPermissionStop()
+}
+
+// isPermissionStop reports whether the input is GitHub Copilot CLI's
+// permissionRequest, which follows preToolUse for the calls that need a
+// permission (shell commands, file writes): its deny can end the turn with
+// no further model request, so a stop is answered there.
+func (in *Input) isPermissionStop() bool {
+	return in.HookEventName == copilotPermission
 }
 
 // isBatchEnd reports whether the input is Claude Code's PostToolBatch: the

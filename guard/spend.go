@@ -31,9 +31,13 @@ type Spend struct {
 	Pos        transcripts.Position `json:"pos"`
 	USD        float64              `json:"usd"`
 	// Estimated: some of USD was priced from a model not in the table.
-	Estimated bool              `json:"estimated,omitempty"`
-	Models    []string          `json:"models,omitempty"`
-	Tokens    transcripts.Usage `json:"tokens"`
+	Estimated bool `json:"estimated,omitempty"`
+	// Premium is what the agent's own plan billed, in its units (GitHub
+	// Copilot's premium requests), for the requests it did not send to the
+	// person's own key: they are not in USD.
+	Premium float64           `json:"premium,omitempty"`
+	Models  []string          `json:"models,omitempty"`
+	Tokens  transcripts.Usage `json:"tokens"`
 	// Allowed is what `runaway allow` added to the session cap.
 	Allowed float64 `json:"allowed_usd,omitempty"`
 	// WarnedCap is the cap the warning was given for: a raised cap warns
@@ -196,14 +200,20 @@ const promptsMax = 16
 // an earlier record of the same response counted (see transcripts). It
 // returns the dollars added.
 func (s *Session) addResponse(r transcripts.Response, p Pricer) float64 {
-	now, est := p.Cost(r.Model, r.Usage, r.Time)
-	before, _ := p.Cost(r.Model, r.Counted, r.Time)
-	s.Spend.USD += now - before
-	s.Spend.Estimated = s.Spend.Estimated || est || r.Estimated
 	s.Spend.Tokens = s.Spend.Tokens.Add(r.Usage).Sub(r.Counted)
 	if r.Model != "" && !slices.Contains(s.Spend.Models, r.Model) && len(s.Spend.Models) < 8 {
 		s.Spend.Models = append(s.Spend.Models, r.Model)
 	}
+	if r.Subscription {
+		// The agent's plan billed it in its own units: no dollar rate
+		// applies, and none is made up.
+		s.Spend.Premium += r.Premium
+		return 0
+	}
+	now, est := p.Cost(r.Model, r.Usage, r.Time)
+	before, _ := p.Cost(r.Model, r.Counted, r.Time)
+	s.Spend.USD += now - before
+	s.Spend.Estimated = s.Spend.Estimated || est || r.Estimated
 	return now - before
 }
 

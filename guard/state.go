@@ -53,6 +53,9 @@ type Session struct {
 	// (see holdTranscript).
 	Held     *heldTranscript `json:"held_transcript,omitempty"`
 	Tampered string          `json:"tampered,omitempty"`
+	// Deferred is a stop answered at the call's next event, where it ends
+	// the turn (see deferStop).
+	Deferred *deferred `json:"deferred,omitempty"`
 
 	// dayPending are the responses this hook read, for their days (see
 	// trackDay).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,22 +20,26 @@ type View struct {
 	// ShortID is the fewest first characters of the id (at least 8) that
 	// name this session alone among runaway's sessions: status shows it,
 	// and allow and status take it.
-	ShortID      string    `json:"short_id"`
-	Cwd          string    `json:"cwd"`
-	Models       []string  `json:"models"`
-	SpendUSD     float64   `json:"spend_usd"`
-	Estimated    bool      `json:"estimated"`
-	CapUSD       float64   `json:"cap_usd"`
-	PromptUSD    float64   `json:"prompt_spend_usd"`
-	PromptCapUSD float64   `json:"prompt_cap_usd"`
-	State        State     `json:"state"`
-	Calls        int       `json:"calls"`
-	FailureRun   int       `json:"failure_run"`
-	RepeatRun    int       `json:"repeat_run"`
-	LastDecision *Decision `json:"last_decision"`
-	StartedAt    time.Time `json:"started_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
-	Transcript   string    `json:"transcript,omitempty"`
+	ShortID   string   `json:"short_id"`
+	Cwd       string   `json:"cwd"`
+	Models    []string `json:"models"`
+	SpendUSD  float64  `json:"spend_usd"`
+	Estimated bool     `json:"estimated"`
+	// PremiumRequests is what GitHub Copilot's own plan billed the
+	// session, in its premium-request units: not dollars, not in SpendUSD,
+	// and no cap counts it.
+	PremiumRequests float64   `json:"copilot_premium_requests,omitempty"`
+	CapUSD          float64   `json:"cap_usd"`
+	PromptUSD       float64   `json:"prompt_spend_usd"`
+	PromptCapUSD    float64   `json:"prompt_cap_usd"`
+	State           State     `json:"state"`
+	Calls           int       `json:"calls"`
+	FailureRun      int       `json:"failure_run"`
+	RepeatRun       int       `json:"repeat_run"`
+	LastDecision    *Decision `json:"last_decision"`
+	StartedAt       time.Time `json:"started_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
+	Transcript      string    `json:"transcript,omitempty"`
 	// Ended is how runaway ended the agent's run itself at a stop (Codex).
 	Ended *Ended `json:"ended,omitempty"`
 	// Next are the commands that go on, for a session that waits for the
@@ -185,6 +190,7 @@ func (s *Session) view(p configs.Policy) View {
 		Calls: s.Calls, FailureRun: s.Failures.Run, RepeatRun: sameRun(s.Recent),
 		LastDecision: s.Last, StartedAt: s.Started, UpdatedAt: s.Updated,
 		Transcript: s.Spend.Transcript, State: s.State(p), Ended: s.Ended,
+		PremiumRequests: s.Spend.Premium,
 	}
 	if v.Models == nil {
 		v.Models = []string{}
@@ -206,6 +212,10 @@ func (v View) Spend() string {
 	}
 	if v.CapUSD > 0 {
 		s += " / " + usd(v.CapUSD)
+	}
+	if v.PremiumRequests > 0 {
+		// Copilot's own units: shown beside the dollars, never as them.
+		s += " + " + strconv.FormatFloat(v.PremiumRequests, 'f', -1, 64) + " premium requests"
 	}
 	return s
 }

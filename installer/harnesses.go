@@ -82,7 +82,7 @@ type Harness struct {
 
 // Harnesses lists every harness runaway knows, in the order shown; each
 // agent's is in its own file (claude.go, codex.go, …).
-var Harnesses = []Harness{claudeHarness, codexHarness, cursorHarness, geminiHarness, openCodeHarness, qwenHarness}
+var Harnesses = []Harness{claudeHarness, codexHarness, cursorHarness, geminiHarness, openCodeHarness, qwenHarness, copilotHarness}
 
 // HarnessByID returns the harness with that id.
 func HarnessByID(id agent.ID) (Harness, bool) {

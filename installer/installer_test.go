@@ -338,7 +338,7 @@ func TestTextsNameEveryWiredAgent(t *testing.T) {
 			t.Errorf("WiredIDs() %q lists %s: %v, want %v", WiredIDs(), h.ID, got, wired)
 		}
 	}
-	if got, want := WiredNames(), "Claude Code, Codex, Gemini CLI, OpenCode and Qwen Code"; got != want {
+	if got, want := WiredNames(), "Claude Code, Codex, Gemini CLI, OpenCode, Qwen Code and GitHub Copilot CLI"; got != want {
 		t.Errorf("WiredNames() = %q, want %q", got, want)
 	}
 }

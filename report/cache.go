@@ -17,7 +17,7 @@ import (
 // differently by this build (the file's layout, or what the readers keep in
 // their positions): an older cache is then read again from the sessions,
 // never trusted.
-const cacheVersion = 2
+const cacheVersion = 3
 
 // CacheName is the cache's file name in runaway's state folder;
 // legacyCacheName the JSON one of earlier versions, removed when the new
@@ -40,6 +40,9 @@ type bucket struct {
 	// EstimatedUSD is the part of USD priced by an estimate (a model the
 	// price table does not know).
 	EstimatedUSD float64
+	// Premium is what an agent's own plan billed in its units (GitHub
+	// Copilot's premium requests), not in USD.
+	Premium float64
 }
 
 // sessionState is one session in the cache: where its reads stopped and
@@ -184,6 +187,7 @@ func (s *sessionState) add(r Record) {
 		b.Responses++
 	}
 	b.USD += r.USD
+	b.Premium += r.Premium
 	if r.Estimated {
 		b.EstimatedUSD += r.USD
 	}

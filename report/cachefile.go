@@ -154,6 +154,7 @@ func (c *cache) encode() []byte {
 			e.int(int64(b.Responses))
 			e.float(b.USD)
 			e.float(b.EstimatedUSD)
+			e.float(b.Premium)
 		}
 		if s.marks == nil {
 			e.uint(0)
@@ -241,6 +242,7 @@ func decodeCache(b []byte) (*cache, error) {
 			b.Responses = int(d.int())
 			b.USD = d.float()
 			b.EstimatedUSD = d.float()
+			b.Premium = d.float()
 		}
 		if m := d.count(1); m > 0 {
 			s.marks = make([]transcripts.FileMark, m-1)

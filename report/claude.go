@@ -107,6 +107,15 @@ func (w *restartWatch) Has(uint64) bool {
 // priced as cost(Usage) − cost(Counted), as the hook prices it, so that
 // whole-request rules (long-context rates) stay right.
 func priced(p Pricer, r transcripts.Response) Record {
+	if r.Subscription {
+		// The agent's plan billed it in its own units: no dollar rate
+		// applies, and none is made up.
+		rec := Record{Model: r.Model, Time: r.Time.Unix(), Usage: r.Usage, Counted: r.Counted, Premium: r.Premium}
+		if r.Time.IsZero() {
+			rec.Time = 0
+		}
+		return rec
+	}
 	usd, est := p.Cost(r.Model, r.Usage, r.Time)
 	if r.Counted != (transcripts.Usage{}) {
 		was, west := p.Cost(r.Model, r.Counted, r.Time)

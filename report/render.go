@@ -30,7 +30,7 @@ var agentStyle = map[Agent]struct {
 	color int
 	fill  string
 }{
-	Claude: {173, "█"}, Codex: {36, "▓"}, Gemini: {33, "▒"}, OpenCode: {245, "░"},
+	Claude: {173, "█"}, Codex: {36, "▓"}, Gemini: {33, "▒"}, OpenCode: {245, "░"}, Copilot: {99, "▚"},
 }
 
 func name(a Agent) string {
@@ -78,6 +78,9 @@ func (r *Report) WriteText(w io.Writer, s Style) error {
 	t.write(w, bold)
 	if r.Totals.EstimatedUSD > 0 {
 		fmt.Fprintf(w, "~ includes %s at estimated prices (see runaway report --help)\n", dollars(r.Totals.EstimatedUSD))
+	}
+	if r.Totals.PremiumRequests > 0 {
+		fmt.Fprintf(w, "GitHub Copilot's plan billed %s premium requests besides: its own units, not dollars, so not in the cost above\n", strconv.FormatFloat(r.Totals.PremiumRequests, 'f', -1, 64))
 	}
 	if r.Duplicates > 0 {
 		fmt.Fprintf(w, "%d responses repeated in a copied session were counted once\n", r.Duplicates)

@@ -18,6 +18,7 @@ type Agent = agent.ID
 const (
 	Claude   = agent.Claude
 	Codex    = agent.Codex
+	Copilot  = agent.Copilot
 	Gemini   = agent.Gemini
 	OpenCode = agent.OpenCode
 )
@@ -58,6 +59,10 @@ type Record struct {
 	Counted   transcripts.Usage
 	USD       float64
 	Estimated bool
+	// Premium is what the agent's own plan billed for a response it did
+	// not send to the person's key, in its units (GitHub Copilot's premium
+	// requests); such a response has no USD.
+	Premium float64
 }
 
 // Pricer prices one response's usage at the rates of its day, as the hook
@@ -84,7 +89,7 @@ type source interface {
 }
 
 // sources is every agent a report reads, in the order reports list them.
-var sources = []source{claudeSource{}, codexSource{}, geminiSource{}, opencodeSource{}, qwenSource{}}
+var sources = []source{claudeSource{}, codexSource{}, geminiSource{}, opencodeSource{}, qwenSource{}, copilotSource{}}
 
 // home is the home folder as env says, else the process's.
 func home(env Env) string {

@@ -46,6 +46,9 @@ type Totals struct {
 	// EstimatedUSD is the part of USD priced by estimate: a model the
 	// price table does not know, priced like its family's newest.
 	EstimatedUSD float64 `json:"estimated_usd,omitempty"`
+	// PremiumRequests is what GitHub Copilot's own plan billed, in its
+	// premium-request units: not dollars, and not in USD.
+	PremiumRequests float64 `json:"copilot_premium_requests,omitempty"`
 }
 
 func (t *Totals) addBucket(b bucket) {
@@ -57,6 +60,7 @@ func (t *Totals) addBucket(b bucket) {
 	t.Responses += b.Responses
 	t.USD += b.USD
 	t.EstimatedUSD += b.EstimatedUSD
+	t.PremiumRequests += b.Premium
 }
 
 func (t *Totals) add(o Totals) {
@@ -68,6 +72,7 @@ func (t *Totals) add(o Totals) {
 	t.Responses += o.Responses
 	t.USD += o.USD
 	t.EstimatedUSD += o.EstimatedUSD
+	t.PremiumRequests += o.PremiumRequests
 }
 
 // ModelRow is one model's part of a row.

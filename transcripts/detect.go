@@ -12,8 +12,8 @@ import (
 )
 
 // ErrUnknownFormat is returned by Detect for a file that is no Claude Code
-// transcript, Codex rollout, Gemini CLI session or Qwen Code transcript.
-var ErrUnknownFormat = errors.New("not a Claude Code transcript, a Codex rollout, a Gemini CLI session or a Qwen Code transcript")
+// transcript, Codex rollout, Gemini CLI session, Qwen Code transcript or Copilot CLI session.
+var ErrUnknownFormat = errors.New("not a Claude Code transcript, a Codex rollout, a Gemini CLI session, a Qwen Code transcript or a Copilot CLI session")
 
 // detectLines is how many lines Detect looks at.
 const detectLines = 64

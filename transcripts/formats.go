@@ -39,7 +39,7 @@ type Format struct {
 
 // Formats are the agents' session formats, in the order Detect tries them
 // (Gemini CLI and Qwen Code lines carry a sessionId, as Claude Code's do).
-var Formats = []*Format{&codexFormat, &geminiFormat, &qwenFormat, &claudeFormat}
+var Formats = []*Format{&codexFormat, &geminiFormat, &qwenFormat, &copilotFormat, &claudeFormat}
 
 // noTranscript names the agents whose session files runaway does not
 // read, and why: a slice, not a map, so that the hook builds nothing at

@@ -91,6 +91,12 @@ type Response struct {
 	// Estimated: the file carries no usage for this request, only what it
 	// is estimated from (a Claude Code compaction: the context's size).
 	Estimated bool
+	// Subscription: the agent's own plan billed the request, not a
+	// provider at token rates (a GitHub Copilot CLI call that is not
+	// bring-your-own-key): its tokens are not priced in dollars. Premium is
+	// what the plan counted for it, in Copilot's premium-request units.
+	Subscription bool
+	Premium      float64
 }
 
 // ToolResult is the outcome of one tool call.

@@ -48,7 +48,7 @@ type agentFile struct {
 
 // agents lists every agent whose files the wire guards, in the order
 // their files are looked at (a reason names the first one a folder holds).
-var agents = []*agentRules{&claudeRules, &codexRules, &openCodeRules, &geminiRules, &qwenRules}
+var agents = []*agentRules{&claudeRules, &codexRules, &openCodeRules, &geminiRules, &qwenRules, &copilotRules}
 
 // noRules are the agents the wire guards nothing for, and why.
 var noRules = []struct {

@@ -16,8 +16,8 @@ import (
 func looksAt(tool string) bool {
 	switch tool {
 	case "Bash", "Shell", "exec_command", "shell", "local_shell", "container.exec", "shell_command", "bash",
-		"run_shell_command", "write_stdin", "PowerShell", "Write", "Edit", "MultiEdit", "NotebookEdit",
-		"write", "edit", "multiedit", "write_file", "replace", "apply_patch":
+		"run_shell_command", "write_stdin", "PowerShell", "powershell", "Write", "Edit", "MultiEdit", "NotebookEdit",
+		"write", "edit", "multiedit", "create", "write_file", "replace", "apply_patch":
 		return true
 	}
 	return strings.HasPrefix(tool, "mcp__")
@@ -37,7 +37,7 @@ func (t *checker) call(tool string, input json.RawMessage) {
 			t.shell(in.Chars, t.cwd)
 			t.deny(t.code(in.Chars))
 		}
-	case "PowerShell":
+	case "PowerShell", "powershell": // Claude Code's, Copilot CLI's on Windows
 		var in struct {
 			Command string `json:"command"`
 		}
@@ -46,7 +46,7 @@ func (t *checker) call(tool string, input json.RawMessage) {
 		}
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
 		t.deny(t.fileTool(tool, input))
-	case "write", "edit", "multiedit":
+	case "write", "edit", "multiedit", "create": // OpenCode's; edit and create Copilot CLI's too
 		if tool == "edit" && claudeFields(input) {
 			// Qwen Code's edit, with Edit's fields.
 			t.deny(t.fileTool("Edit", input))
@@ -180,7 +180,8 @@ func claudeFields(input json.RawMessage) bool {
 
 // openCodeFileTool checks OpenCode's file tools by their Claude Code
 // counterparts: write, edit and multiedit name the file filePath (or path,
-// in OpenCode's newer tools) and the strings in camel case.
+// in OpenCode's newer tools) and the strings in camel case. Copilot CLI's
+// edit and create name it path, with old_str, new_str and file_text.
 func (t *checker) openCodeFileTool(tool string, input json.RawMessage) *finding {
 	type edit struct {
 		FilePath   string `json:"filePath"`
@@ -193,9 +194,19 @@ func (t *checker) openCodeFileTool(tool string, input json.RawMessage) *finding 
 		Path    string `json:"path"`
 		Content string `json:"content"`
 		Edits   []edit `json:"edits"`
+		// Copilot CLI's edit and create.
+		OldStr   string `json:"old_str"`
+		NewStr   string `json:"new_str"`
+		FileText string `json:"file_text"`
 	}
 	if json.Unmarshal(input, &in) != nil {
 		return nil
+	}
+	if in.OldString == "" && in.NewString == "" {
+		in.OldString, in.NewString = in.OldStr, in.NewStr
+	}
+	if in.Content == "" {
+		in.Content = in.FileText
 	}
 	type claudeEdit struct {
 		OldString  string `json:"old_string"`
@@ -218,7 +229,7 @@ func (t *checker) openCodeFileTool(tool string, input json.RawMessage) *finding 
 	if err != nil {
 		return nil
 	}
-	return t.fileTool(map[string]string{"write": "Write", "edit": "Edit", "multiedit": "MultiEdit"}[tool], b)
+	return t.fileTool(map[string]string{"write": "Write", "create": "Write", "edit": "Edit", "multiedit": "MultiEdit"}[tool], b)
 }
 
 // textEdit is one old → new replacement of Edit or MultiEdit.
