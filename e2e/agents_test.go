@@ -22,7 +22,7 @@ type agent struct {
 	version string // first line of `<binary> --version`
 }
 
-var claudeAgent, codexAgent, opencodeAgent, geminiAgent, qwenAgent agent
+var claudeAgent, codexAgent, opencodeAgent, geminiAgent, qwenAgent, copilotAgent agent
 
 // binaryForPackage is the binary each pinned npm package installs; it must
 // agree with bin_for in install-agents.sh.
@@ -32,6 +32,7 @@ var binaryForPackage = map[string]string{
 	"opencode-ai":               "opencode",
 	"@google/gemini-cli":        "gemini",
 	"@qwen-code/qwen-code":      "qwen",
+	"@github/copilot":           "copilot",
 }
 
 // cacheRoot is where install-agents.sh puts the agents. It is read from the
@@ -96,7 +97,13 @@ func findAgents() error {
 		a.looked = filepath.Join(cacheRoot(), cacheDirName(pin), "node_modules", ".bin", bin)
 		if _, err := os.Stat(a.looked); err == nil {
 			a.path = a.looked
-			cmd := exec.Command(a.path, "--version")
+			// Copilot CLI's --version unpacks its 235 MB package first;
+			// --binary-version does not.
+			version := "--version"
+			if bin == "copilot" {
+				version = "--binary-version"
+			}
+			cmd := exec.Command(a.path, version)
 			cmd.Env = scratchHome()
 			out, err := cmd.Output()
 			if err != nil {
@@ -115,6 +122,8 @@ func findAgents() error {
 			geminiAgent = a
 		case "qwen":
 			qwenAgent = a
+		case "copilot":
+			copilotAgent = a
 		}
 	}
 	return nil
@@ -136,7 +145,7 @@ func (a agent) require(t *testing.T) {
 func (a agent) wantVersion() string { return a.pin[strings.LastIndex(a.pin, "@")+1:] }
 
 func TestAgentsArePinnedVersions(t *testing.T) {
-	for _, a := range []agent{claudeAgent, codexAgent, opencodeAgent, geminiAgent, qwenAgent} {
+	for _, a := range []agent{claudeAgent, codexAgent, opencodeAgent, geminiAgent, qwenAgent, copilotAgent} {
 		t.Run(a.name, func(t *testing.T) {
 			a.require(t)
 			t.Logf("%s: %s (%s)", a.name, a.version, a.path)
