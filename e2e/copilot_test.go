@@ -245,16 +245,18 @@ func (s *sandbox) copilotSession() (id string, state map[string]any) {
 func (s *sandbox) copilotStatus(id string) (usd float64, premium float64) {
 	s.t.Helper()
 	r := s.runaway("status", "--json")
-	var views []struct {
-		Harness   string  `json:"harness"`
-		SessionID string  `json:"session_id"`
-		SpendUSD  float64 `json:"spend_usd"`
-		Premium   float64 `json:"copilot_premium_requests"`
+	var out struct {
+		Sessions []struct {
+			Harness   string  `json:"harness"`
+			SessionID string  `json:"session_id"`
+			SpendUSD  float64 `json:"spend_usd"`
+			Premium   float64 `json:"copilot_premium_requests"`
+		} `json:"sessions"`
 	}
-	if err := json.Unmarshal([]byte(r.Stdout), &views); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
 		s.t.Fatalf("runaway status --json: %v\n%s", err, r.Stdout)
 	}
-	for _, v := range views {
+	for _, v := range out.Sessions {
 		if v.Harness == "copilot" && v.SessionID == id {
 			return v.SpendUSD, v.Premium
 		}
@@ -310,7 +312,7 @@ func TestCopilotFailureStreakEscalatesToStop(t *testing.T) {
 	srv := newCopilotServer(t, copilotScript{Main: steps, Usage: copilotSmall})
 	s.setupCopilot()
 	r := s.runCopilot(srv, "run the scripted commands")
-	t.Logf("copilot output:\n%.3000s", r.Stdout)
+	t.Logf("copilot output:\n%.3000s%.3000s", r.Stdout, r.Stderr)
 	if got := strings.Join(nonEmptyLines(s.readFile(filepath.Join(s.proj, "tried.txt"))), ","); got != "1,2,3,4,5,7,8,9,10,11" {
 		t.Errorf("tried.txt: %s, want 1-5 and 7-11: the 6th denied, the 12th stopped", got)
 	}
@@ -351,7 +353,7 @@ func TestCopilotCapEndsTheTurnBeforeTheNextRequest(t *testing.T) {
 	srv := newCopilotServer(t, copilotScript{Main: steps, Usage: usage})
 	s.setupCopilot()
 	r := s.runCopilot(srv, "run the scripted commands")
-	t.Logf("copilot output:\n%.3000s", r.Stdout)
+	t.Logf("copilot output:\n%.3000s%.3000s", r.Stdout, r.Stderr)
 	if got := strings.Join(s.ranLines(), ","); got != "step 1" {
 		t.Errorf("calls that ran: %q, want step 1 only: the crossing response's call is stopped", got)
 	}
@@ -451,6 +453,9 @@ func TestCopilotRemoveGivesConfigBack(t *testing.T) {
 		return out
 	}
 	before := mine()
+	if !slices.ContainsFunc(before, func(l string) bool { return strings.HasPrefix(l, "settings.json ") }) {
+		t.Fatalf("the person's settings.json is not in the tree: %v", before)
+	}
 	t.Logf("~/.copilot after a run without runaway (each run's own left out):\n%s", strings.Join(before, "\n"))
 	s.setupCopilot()
 	if r := s.runCopilot(srv, "run the scripted commands"); r.Code != 0 {
