@@ -193,6 +193,8 @@ func TestCopilotHooksFile(t *testing.T) {
 	}{
 		{string(posix), []string{"/b/run away", "/b/run away"}},
 		{string(win), []string{"C:/r/runaway.exe", "C:/r/runaway.exe"}},
+		{string(CopilotPolicyHooks("/usr/local/bin/runaway")), []string{"/usr/local/bin/runaway", "/usr/local/bin/runaway"}},
+		{`{"version":1,"hooks":{"preToolUse":[{"exec":"/usr/local/bin/runaway","args":["hook","claude"]}]}}`, nil},
 		{`{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"./lint.sh"}]}}`, nil},
 		{`{"version":1,"hooks":{"preToolUse":[{"bash":"'/b/r' hook copilot || true"},{"bash":"./lint.sh"}]}}`, nil},
 		{`{"version":1,"hooks":{}}`, nil},

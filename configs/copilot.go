@@ -45,10 +45,12 @@ type copilotHooks struct {
 }
 
 type copilotHookCommand struct {
-	Type       string `json:"type"`
-	Bash       string `json:"bash,omitempty"`
-	PowerShell string `json:"powershell,omitempty"`
-	TimeoutSec int    `json:"timeoutSec"`
+	Type       string   `json:"type"`
+	Bash       string   `json:"bash,omitempty"`
+	PowerShell string   `json:"powershell,omitempty"`
+	Exec       string   `json:"exec,omitempty"`
+	Args       []string `json:"args,omitempty"`
+	TimeoutSec int      `json:"timeoutSec"`
 }
 
 // CopilotHooks is runaway's hooks file running the binary at bin on p:
@@ -65,6 +67,24 @@ func CopilotHooks(bin string, p Platform) []byte {
 		CopilotToolEvent:       {cmd},
 		CopilotPermissionEvent: {cmd},
 	}}
+	return encodeCopilotHooks(f)
+}
+
+// CopilotPolicyHooks is runaway's policy hooks file (a system install's)
+// running the root-owned binary at bin with no shell: the agent's user
+// could put a bash of its own first on the PATH Copilot CLI finds a shell
+// on. Its exit is runaway's own, 0 on every path; a binary gone from
+// under a system install is a deny of every call, which only root can
+// cause or mend.
+func CopilotPolicyHooks(bin string) []byte {
+	cmd := copilotHookCommand{Type: "command", Exec: bin, Args: []string{"hook", string(agent.Copilot)}, TimeoutSec: HookTimeout}
+	return encodeCopilotHooks(copilotHooks{Version: 1, Hooks: map[string][]copilotHookCommand{
+		CopilotToolEvent:       {cmd},
+		CopilotPermissionEvent: {cmd},
+	}})
+}
+
+func encodeCopilotHooks(f copilotHooks) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // PowerShell's & stays readable
@@ -109,6 +129,12 @@ func CopilotHooksBinaries(data []byte) []string {
 // copilotCommandBinary is the program an entry runs when it runs `hook
 // copilot`, else "".
 func copilotCommandBinary(c copilotHookCommand) string {
+	if c.Exec != "" {
+		if len(c.Args) == 2 && c.Args[0] == "hook" && c.Args[1] == string(agent.Copilot) {
+			return c.Exec
+		}
+		return ""
+	}
 	if c.Bash != "" {
 		words := ShellWords(c.Bash)
 		if len(words) == 3 && words[1] == "hook" && words[2] == string(agent.Copilot) {

@@ -21,6 +21,9 @@ type ManagedFile struct {
 	// Own: the file is runaway's alone (a drop-in), created and removed
 	// whole.
 	Own bool
+	// CopilotPolicy: Copilot CLI's policy hooks file, runaway's own, in
+	// its hooks format (CopilotPolicyHooks).
+	CopilotPolicy bool
 }
 
 // ManagedSettings are the managed files of the agents a system install
@@ -31,6 +34,7 @@ type ManagedFile struct {
 // notes/issue-22.md).
 func ManagedSettings(l sysmode.Layout) []ManagedFile {
 	claude, gemini, codex := l.Path("etc", "claude-code"), l.Path("etc", "gemini-cli"), l.Path("etc", "codex")
+	copilot := l.Path("etc", "github-copilot")
 	switch l.GOOS {
 	case "darwin":
 		claude = l.Path("Library", "Application Support", "ClaudeCode")
@@ -39,6 +43,7 @@ func ManagedSettings(l sysmode.Layout) []ManagedFile {
 		claude = l.Path("Program Files", "ClaudeCode")
 		gemini = l.Path("ProgramData", "gemini-cli")
 		codex = l.Path("ProgramData", "OpenAI", "Codex")
+		copilot = l.Path("ProgramData", "GitHub", "Copilot")
 	}
 	return []ManagedFile{
 		// Claude Code merges managed-settings.d/*.json after
@@ -51,6 +56,11 @@ func ManagedSettings(l sysmode.Layout) []ManagedFile {
 		// Gemini CLI's system settings override the user's and the
 		// project's.
 		{SettingsFile: SettingsFile{Harness: "gemini", Path: joinPath(gemini, "settings.json")}},
+		// Copilot CLI loads policy.d/*.json (root-owned, not group- or
+		// world-writable) whatever the folder's trust, and neither a
+		// repository's disableAllHooks nor allowManagedHooksOnly turns
+		// them off.
+		{SettingsFile: SettingsFile{Harness: "copilot", Path: joinPath(copilot, "policy.d", CopilotHooksName)}, Own: true, CopilotPolicy: true},
 	}
 }
 

@@ -235,3 +235,40 @@ func gitRoot(dir string) string {
 		d = parent
 	}
 }
+
+// planCopilotPolicy plans a system install's policy hooks file, runaway's
+// own (configs.CopilotPolicyHooks).
+func planCopilotPolicy(mf configs.ManagedFile, bin string, prior *InstalledFile) (*hookEdit, error) {
+	snap, err := configs.ReadSnapshot(mf.Path)
+	if err != nil {
+		return nil, err
+	}
+	if snap.Exists && !configs.IsCopilotHooks(snap.Data) {
+		return nil, fmt.Errorf("%s exists and is not runaway's; nothing was written (move it away, then run setup again)", mf.Path)
+	}
+	edit := &hookEdit{
+		fileChange: fileChange{path: mf.Path, before: snap.Data, after: configs.CopilotPolicyHooks(bin), snap: snap, own: true},
+		harness:    agent.Copilot, command: bin + " hook copilot", createdFile: !snap.Exists, what: "Copilot CLI's policy hooks",
+	}
+	if !snap.Exists {
+		edit.createDirs = missingDirs(filepath.Dir(mf.Path))
+	}
+	if prior != nil {
+		edit.createdFile = prior.CreatedFile || edit.createdFile
+		edit.createDirs = mergeDirs(prior.CreatedDirs, edit.createDirs)
+	}
+	return edit, nil
+}
+
+// planCopilotPolicyRemove deletes the policy hooks file while it is
+// runaway's, and the folders setup made for it, when empty.
+func planCopilotPolicyRemove(mf configs.ManagedFile, prior *InstalledFile) (*unhookEdit, error) {
+	snap, err := configs.ReadSnapshot(mf.Path)
+	if err != nil || !snap.Exists {
+		return nil, err
+	}
+	if !configs.IsCopilotHooks(snap.Data) {
+		return nil, fmt.Errorf("%s is not runaway's any more; nothing was removed (delete it yourself if it is not yours)", mf.Path)
+	}
+	return &unhookEdit{fileChange{path: mf.Path, before: snap.Data, delete: true, snap: snap, removeDirs: prior.CreatedDirs}}, nil
+}

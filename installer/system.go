@@ -138,6 +138,9 @@ func (p *SystemPlan) planManaged(mf configs.ManagedFile) (*hookEdit, error) {
 		return nil, err
 	}
 	bin := p.Layout.Bin()
+	if mf.CopilotPolicy {
+		return planCopilotPolicy(mf, bin, p.priorFile(mf.Harness))
+	}
 	if !mf.TOML {
 		mf.Platform = configs.Platform{OS: p.Layout.GOOS, ClaudeExecForm: true, NoShell: true}
 		edit, err := planHookInsert(mf.SettingsFile, bin, p.priorFile(mf.Harness))
@@ -433,6 +436,9 @@ func PlanSystemRemove(o SystemOptions) (*SystemRemovePlan, error) {
 }
 
 func planManagedRemove(mf configs.ManagedFile, prior *InstalledFile) (*unhookEdit, error) {
+	if mf.CopilotPolicy {
+		return planCopilotPolicyRemove(mf, prior)
+	}
 	if !mf.TOML {
 		return planHookRemove(mf.SettingsFile, prior)
 	}

@@ -100,6 +100,13 @@ func TestSystemSetupThenRemoveIsExact(t *testing.T) {
 	if err != nil || !strings.Contains(string(d), `"args"`) {
 		t.Errorf("Claude Code's drop-in (exec form): %s %v", d, err)
 	}
+	// Copilot CLI's policy hooks: runaway's own file, no shell.
+	pol := filepath.Join(root, "etc", "github-copilot", "policy.d", "runaway.json")
+	if p, err := os.ReadFile(pol); err != nil || !strings.Contains(string(p), `"exec": "`+l.Bin()+`"`) || strings.Contains(string(p), `"bash"`) {
+		t.Errorf("Copilot CLI's policy hooks (exec form): %s %v", p, err)
+	} else if fi, _ := os.Stat(pol); fi.Mode().Perm() != 0o644 {
+		t.Errorf("policy hooks file mode %v, want 0644 (Copilot CLI skips a group- or world-writable one)", fi.Mode())
+	}
 	// Setup run again changes nothing.
 	again, err := PlanSystemSetup(o)
 	if err != nil {
