@@ -3,10 +3,12 @@ package guard
 import (
 	"errors"
 	"fmt"
-	"github.com/runaway-guard/runaway/agent"
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/runaway-guard/runaway/agent"
+	"github.com/runaway-guard/runaway/transcripts"
 )
 
 // In system mode the spend counted is out of the agent's reach, but the
@@ -14,8 +16,8 @@ import (
 // that shrinks, is swapped for another file, a link or something that is
 // not a file, while runaway guards it, is tampering: the session is
 // stopped until the person (root) allows it. Spend already counted stays
-// counted. Claude Code and Codex only ever append to their transcripts;
-// Gemini CLI rewrites its session file whole, so it is not held.
+// counted. Only the transcripts of agents that only ever append to them
+// are held (transcripts.Format.AppendOnly: Claude Code, Codex).
 
 // heldTranscript is the main transcript as the last call saw it.
 type heldTranscript struct {
@@ -31,7 +33,7 @@ func (s *Session) holdTranscript(h agent.ID, path string) string {
 	if s.Tampered != "" {
 		return s.Tampered
 	}
-	if (h != agent.Claude && h != agent.Codex) || path == "" || strings.HasSuffix(path, ".zst") {
+	if f, ok := transcripts.FormatOf(h); !ok || !f.AppendOnly || path == "" || strings.HasSuffix(path, ".zst") {
 		return ""
 	}
 	held := s.Held

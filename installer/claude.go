@@ -20,6 +20,11 @@ var claudeHarness = Harness{
 	doctor:         (*doctor).checkWired,
 	settingsChecks: func(d *doctor, w *wiredChecks) { d.checkClaudeSwitch(w.doc) },
 	protection:     (*doctor).checkClaudeRules,
+	platform: func(p *configs.Platform, goos, version string) {
+		// Elsewhere the shell form works in every version.
+		p.ClaudeExecForm = goos == "windows" && configs.ClaudeRunsExecForm(version)
+		p.ClaudeSkillShell = configs.ClaudeHasSkillShell(version)
+	},
 	events: map[string]eventCheck{
 		configs.ClaudeSkillShellEvent: {"skill-entry", "each runs before every shell command of a skill", "the shell commands a skill runs as it loads are not judged"},
 		configs.ClaudeBatchEvent:      {"batch-entry", "each runs after every batch of tool calls", "a response Claude Code writes to its transcript after the call's hook ran is not counted before the next request"},

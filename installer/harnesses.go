@@ -62,6 +62,9 @@ type Harness struct {
 	// setup's record (nil: the entries out of that file).
 	wire   func(bin string, prior *InstalledFile, p configs.Platform) (Edits, error)
 	unwire func(prior *InstalledFile) (Edits, error)
+	// platform reads from the version of the agent found what the form of
+	// its entries must be on goos (nil: nothing to read).
+	platform func(p *configs.Platform, goos, version string)
 	// besides are the files next to the agent's settings file at path that
 	// can switch its hooks off, guarded with it (nil: none).
 	besides func(path string) []string

@@ -11,7 +11,7 @@ import (
 
 func TestPlatformFor(t *testing.T) {
 	claude := func(version, program string) []Found {
-		return []Found{{Harness: Harness{ID: "codex"}, Found: true}, {Harness: Harness{ID: "claude"}, Found: true, Version: version, Program: program}}
+		return []Found{{Harness: codexHarness, Found: true}, {Harness: claudeHarness, Found: true, Version: version, Program: program}}
 	}
 	var asked []string
 	ask := func(answer string) func(string) string {
@@ -34,7 +34,7 @@ func TestPlatformFor(t *testing.T) {
 		{"windows, older version from its files", "windows", claude("2.1.100", `C:\npm\claude.cmd`), "2.1.240", configs.Platform{OS: "windows"}, nil},
 		{"windows, version asked", "windows", claude("", `C:\bin\claude.exe`), "2.1.240 (Claude Code)\n", configs.Platform{OS: "windows", ClaudeExecForm: true}, []string{`C:\bin\claude.exe`}},
 		{"windows, no answer: the Git Bash form", "windows", claude("", `C:\bin\claude.exe`), "", configs.Platform{OS: "windows"}, []string{`C:\bin\claude.exe`}},
-		{"windows, no Claude Code", "windows", []Found{{Harness: Harness{ID: "claude"}}}, "2.1.240", configs.Platform{OS: "windows"}, nil},
+		{"windows, no Claude Code", "windows", []Found{{Harness: claudeHarness}}, "2.1.240", configs.Platform{OS: "windows"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

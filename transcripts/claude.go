@@ -36,7 +36,7 @@ type recentResponse struct {
 // claudeFormat: a Claude Code transcript's lines carry sessionId (or a
 // uuid), or are its summary records; a subagent's file is agent-*.jsonl.
 var claudeFormat = Format{
-	Agent: agent.Claude, Read: ReadClaude, discover: discoverClaude,
+	Agent: agent.Claude, Read: ReadClaude, discover: discoverClaude, AppendOnly: true,
 	claims: func(l *probeLine) bool {
 		return l.SessionID != "" || l.UUID != "" || (l.Type == "summary" && l.Summary != nil) || claudeOnlyTypes[l.Type]
 	},

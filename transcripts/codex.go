@@ -65,7 +65,7 @@ const replayBurst = time.Second
 // the root session's id: a session's main file is its root rollout, the
 // first one named while it exists.
 var codexFormat = Format{
-	Agent: agent.Codex, Read: ReadCodex, discover: discoverCodex,
+	Agent: agent.Codex, Read: ReadCodex, discover: discoverCodex, AppendOnly: true,
 	claims:     func(l *probeLine) bool { return l.Payload != nil && codexLineTypes[l.Type] },
 	Main:       CodexRootRollout,
 	FirstStays: true,

@@ -35,6 +35,10 @@ type Format struct {
 	// Subagent reports a file that is only ever a subagent's, never a
 	// session's main file (nil: none is).
 	Subagent func(path string) bool
+	// AppendOnly: the agent only ever appends to its main file (Claude
+	// Code, Codex), so one that shrinks or is replaced was tampered with;
+	// Gemini CLI rewrites its session file whole.
+	AppendOnly bool
 }
 
 // Formats are the agents' session formats, in the order Detect tries them
