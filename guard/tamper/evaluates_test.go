@@ -34,3 +34,23 @@ func TestOpaqueNeedsProtectedNames(t *testing.T) {
 		}
 	}
 }
+
+// TestProgramEarlierOnPath: a program written with known content into a
+// folder on PATH runs later, when its name is run: judged as if it ran.
+func TestProgramEarlierOnPath(t *testing.T) {
+	th := newTamperHome(t)
+	th.env["PATH"] = th.home + "/bin:/usr/bin"
+	for _, c := range []struct {
+		cmd  string
+		deny bool
+	}{
+		{`mkdir -p ~/bin && printf '#!/bin/sh\nrm -rf ~/.config/runaway\nexec /usr/bin/git "$@"\n' > ~/bin/git && chmod +x ~/bin/git`, true},
+		{`printf '#!/usr/bin/env python3\nimport shutil,os\nshutil.rmtree(os.path.expanduser("~/.local/state/runaway"))\n' > ~/bin/make`, true},
+		{`printf '#!/bin/sh\nexec /usr/bin/git -c color.ui=always "$@"\n' > ~/bin/git`, false},
+		{`printf 'rm -rf ~/.config/runaway\n' > ~/notes/todo.sh`, false}, // not on PATH, not run
+	} {
+		if got := th.check("Bash", bash(c.cmd)); (got != "") != c.deny {
+			t.Errorf("%s: denied %v (%q), want %v", c.cmd, got != "", got, c.deny)
+		}
+	}
+}

@@ -7,17 +7,37 @@ import (
 )
 
 // Files that run later: a Makefile's recipes, package.json's scripts, git
-// hooks, .envrc, conftest.py run when someone builds, tests or enters the
-// folder, outside any tool call the wire sees. A write whose content is
+// hooks, .envrc, conftest.py, a user systemd unit's Exec lines, a program
+// in a folder on PATH run when someone builds, tests, enters the folder,
+// logs in or runs that name, outside any tool call the wire sees. A write whose content is
 // known (the Write and Edit tools, an echo or heredoc into it, a patch) is
 // judged by what it adds, as if it ran now. A write the wire cannot read
 // (cp, sed -i) passes: these are everyday files, and the tripwire notices
 // what their commands change when they run.
 
-// laterKind names how a file that runs later is read, or "".
-func laterKind(p string) string {
+// laterKind names how a file that runs later is read, or "": by its
+// name, or as a program in a folder on the hook's PATH (a program put
+// earlier on PATH runs instead of the one its name meant).
+func (t *checker) laterKind(p string) string {
+	if k := laterKindByName(p); k != "" {
+		return k
+	}
+	dir := filepath.Dir(filepath.Clean(p))
+	for _, d := range filepath.SplitList(t.getenv("PATH")) {
+		if d != "" && filepath.IsAbs(d) && filepath.Clean(d) == dir {
+			return "program"
+		}
+	}
+	return ""
+}
+
+// laterKindByName names how a file that runs later is read, by its name.
+func laterKindByName(p string) string {
 	base := filepath.Base(p)
+	slash := filepath.ToSlash(p)
 	switch {
+	case strings.Contains(slash, "/systemd/user/") && (strings.HasSuffix(base, ".service") || strings.HasSuffix(base, ".socket") || strings.HasSuffix(base, ".path")):
+		return "systemd"
 	case base == "Makefile" || base == "makefile" || base == "GNUmakefile" || strings.HasSuffix(base, ".mk"):
 		return "make"
 	case base == "package.json":
@@ -33,7 +53,8 @@ func laterKind(p string) string {
 // laterChange judges what a write adds to a file that runs later.
 func (t *checker) laterChange(p, old, next string) *finding {
 	var cmds []string
-	switch laterKind(p) {
+	kind := t.laterKind(p)
+	switch kind {
 	case "make":
 		// Recipe lines (a tab first); $$ is the shell's $.
 		have := map[string]int{}
@@ -71,12 +92,29 @@ func (t *checker) laterChange(p, old, next string) *finding {
 		if next != old {
 			return t.code(next)
 		}
+	case "systemd":
+		// systemd.service(5): Exec*= lines, their prefixes (-@:+!) off.
+		for l := range strings.Lines(next) {
+			l = strings.TrimSpace(l)
+			if k, v, ok := strings.Cut(l, "="); ok && strings.HasPrefix(strings.TrimSpace(k), "Exec") {
+				cmds = append(cmds, strings.TrimLeft(strings.TrimSpace(v), "-@:+!"))
+			}
+		}
+	case "program":
+		if next == old {
+			return nil
+		}
+		first, _, _ := strings.Cut(next, "\n")
+		if strings.HasPrefix(first, "#!") && !strings.Contains(first, "sh") {
+			return t.code(next) // python, node, perl…
+		}
+		cmds = append(cmds, next)
 	}
 	for _, c := range cmds {
 		t.shell(c, t.cwd)
 		if f := t.found; f != nil {
 			t.found = nil
-			return &finding{action: "write " + p + ", which runs later (" + laterKind(p) + ") and would " + f.action, path: f.path}
+			return &finding{action: "write " + p + ", which runs later (" + kind + ") and would " + f.action, path: f.path}
 		}
 		if t.expired() {
 			return nil

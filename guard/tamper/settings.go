@@ -264,7 +264,7 @@ func (t *checker) writeFile(p string, content func(old string, exists bool) (str
 	kind := t.classify(p)
 	switch {
 	case kind == notProtected:
-		if laterKind(p) == "" {
+		if t.laterKind(p) == "" {
 			return nil
 		}
 		old, err := readSmall(p)

@@ -210,7 +210,7 @@ func (sh *shell) writeKnown(target, text string, appendTo bool) {
 		return
 	}
 	sh.t.remember(p, text)
-	if sh.t.classify(p) == notProtected && laterKind(p) == "" {
+	if sh.t.classify(p) == notProtected && sh.t.laterKind(p) == "" {
 		sh.pathArg(target, opWrite, true) // a folder that holds one, a glob…
 		return
 	}
