@@ -39,6 +39,8 @@ func main() {
 	ccusage := flag.String("ccusage", "", "ccusage binary (default: the one bench/ccusagecompare installs)")
 	baseline := flag.String("baseline", "", "another runaway binary whose replay is timed alongside (an older build)")
 	read := flag.String("read", "", "internal: read this transcript and print its totals")
+	flag.StringVar(&keepDir, "dir", "", "generate the session into this folder and keep it; measure on the one there when there is one (generate before a quiet window, measure in it)")
+	flag.StringVar(&runawayBin, "runaway", "", "a runaway binary to time instead of building this tree's")
 	flag.Parse()
 	if *read != "" {
 		if err := readOnce(*read); err != nil {
@@ -71,6 +73,8 @@ func readOnce(path string) error {
 	return json.NewEncoder(os.Stdout).Encode(l)
 }
 
+var keepDir, runawayBin string
+
 func run(mb, runs int, ccusage, baseline string) error {
 	dir, err := os.MkdirTemp("", "transcriptbench-")
 	if err != nil {
@@ -79,21 +83,36 @@ func run(mb, runs int, ccusage, baseline string) error {
 	if os.Getenv("KEEP") == "" {
 		defer os.RemoveAll(dir)
 	}
-	project := filepath.Join(dir, "claude", "projects", "-bench-proj")
-	main := filepath.Join(project, session+".jsonl")
-	total, err := generate(project, int64(mb)<<20)
-	if err != nil {
-		return err
+	sessions := dir
+	if keepDir != "" {
+		sessions = filepath.Join(keepDir, fmt.Sprintf("mb-%d", mb))
 	}
-	fmt.Printf("generated %.1f MB: %s plus 8 subagent files\n", float64(total)/(1<<20), main)
+	project := filepath.Join(sessions, "claude", "projects", "-bench-proj")
+	main := filepath.Join(project, session+".jsonl")
+	done := filepath.Join(sessions, "generated")
+	var total int64
+	if b, err := os.ReadFile(done); err == nil && keepDir != "" {
+		fmt.Sscan(string(b), &total)
+	} else {
+		os.RemoveAll(project)
+		if total, err = generate(project, int64(mb)<<20); err != nil {
+			return err
+		}
+		if err := os.WriteFile(done, []byte(fmt.Sprint(total)), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("%.1f MB: %s plus 8 subagent files\n", float64(total)/(1<<20), main)
 
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	runaway, err := buildRunaway(dir)
-	if err != nil {
-		return err
+	runaway := runawayBin
+	if runaway == "" {
+		if runaway, err = buildRunaway(dir); err != nil {
+			return err
+		}
 	}
 	if ccusage == "" {
 		c, _ := os.UserCacheDir()
@@ -123,11 +142,12 @@ func run(mb, runs int, ccusage, baseline string) error {
 	} else {
 		cc = &measure.Contender{Name: "ccusage", Cmd: func() *exec.Cmd {
 			c := exec.Command(ccusage, "claude", "session", "--json", "--offline")
-			c.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+filepath.Join(dir, "claude"), "HOME="+dir)
+			c.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+filepath.Join(sessions, "claude"), "HOME="+dir)
 			return c
 		}}
 		contenders = append(contenders, cc)
 	}
+	fmt.Printf("load average before: %s\n", measure.Loadavg())
 	// Alternated: each round runs every contender once, so a busy moment
 	// of the machine falls on all of them alike.
 	for i := 0; i < runs; i++ {
