@@ -150,6 +150,17 @@ func TestSwitchOffAttemptsByMode(t *testing.T) {
 				if afterCap != "was stopped" {
 					t.Errorf("the call after the cap %s", afterCap)
 				}
+				// Hidden, the attempts must reach the system install, or this
+				// column measures the tamper wire again.
+				ran := 0
+				for _, o := range outcomes {
+					if strings.HasPrefix(o, "ran") {
+						ran++
+					}
+				}
+				if hidden && ran < len(switchOffAttacks) {
+					t.Errorf("only %d of %d hidden attempts ran: the tamper wire now reads base64 | sh, so hideFromWire needs another way past it", ran, len(switchOffAttacks))
+				}
 			})
 		}
 	}
