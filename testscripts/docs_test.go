@@ -2,6 +2,7 @@ package testscripts
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -77,7 +78,7 @@ func TestDocsCommandsRun(t *testing.T) {
 			}
 		})
 	}
-	if ran < 10 {
+	if filtered := strings.Contains(flag.Lookup("test.run").Value.String(), "/"); ran < 10 && !filtered {
 		t.Errorf("only %d commands of the docs ran; the blocks are not found", ran)
 	}
 }
