@@ -36,6 +36,13 @@ type chatScript struct {
 	Tool  string
 	Cmds  []string
 	Usage chatUsage // every answer's
+	// SubMark marks a subagent's conversation: a request whose user
+	// messages hold it is answered from Sub, with SubUsage. A command
+	// "agent:<task>" is a call to Qwen Code's agent tool, run in the
+	// foreground, with SubMark and the task as its prompt.
+	SubMark  string
+	Sub      []string
+	SubUsage chatUsage
 	// UsageDelay holds back a tool call's finish and usage chunks for a
 	// while after the call itself, as a slow stream end.
 	UsageDelay time.Duration
@@ -60,6 +67,7 @@ type chatRequestLog struct {
 	Tools       bool     // the request offered tools (not the title agent)
 	ToolResults []string // the contents of its role:"tool" messages
 	Answer      string   // the command called, "text" or "title"
+	Sub         bool     // a subagent's request (see chatScript.SubMark)
 	Time        time.Time
 }
 
@@ -106,6 +114,12 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 		hasBash = hasBash || t.Function.Name == tool
 	}
 	entry := chatRequestLog{Model: req.Model, Tools: len(req.Tools) > 0, Time: time.Now()}
+	cmds, usage := s.script.Cmds, s.script.Usage
+	for _, m := range req.Messages {
+		if s.script.SubMark != "" && m.Role == "user" && strings.Contains(string(m.Content), s.script.SubMark) {
+			entry.Sub, cmds, usage = true, s.script.Sub, s.script.SubUsage
+		}
+	}
 	for _, m := range req.Messages {
 		if m.Role != "tool" {
 			continue
@@ -121,8 +135,8 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 	case !hasBash:
 		text = "Fake title"
 		entry.Answer = "title"
-	case n < len(s.script.Cmds):
-		cmd = s.script.Cmds[n]
+	case n < len(cmds):
+		cmd = cmds[n]
 		entry.Answer = cmd
 	default:
 		entry.Answer = "text"
@@ -149,9 +163,16 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if cmd != "" {
-		args, _ := json.Marshal(map[string]any{"command": cmd, "description": "scripted call"})
+		name, args := tool, []byte(nil)
+		if task, ok := strings.CutPrefix(cmd, "agent:"); ok {
+			name = "agent"
+			args, _ = json.Marshal(map[string]any{"description": "scripted subagent", "prompt": s.script.SubMark + " " + task,
+				"subagent_type": "general-purpose", "run_in_background": false})
+		} else {
+			args, _ = json.Marshal(map[string]any{"command": cmd, "description": "scripted call"})
+		}
 		call := map[string]any{"index": 0, "id": fmt.Sprintf("call_%s_%04d", s.nonce, n), "type": "function",
-			"function": map[string]any{"name": tool, "arguments": string(args)}}
+			"function": map[string]any{"name": name, "arguments": string(args)}}
 		data(chunk(map[string]any{"role": "assistant", "tool_calls": []any{call}}, nil))
 		time.Sleep(s.script.UsageDelay)
 		data(chunk(map[string]any{}, "tool_calls"))
@@ -159,7 +180,6 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 		data(chunk(map[string]any{"role": "assistant", "content": text}, nil))
 		data(chunk(map[string]any{}, "stop"))
 	}
-	usage := s.script.Usage
 	if !hasBash {
 		usage = chatTitleUsage
 	}

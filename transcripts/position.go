@@ -59,6 +59,7 @@ type FilePos struct {
 	Claude *claudeState `json:"c,omitempty"`
 	Codex  *codexState  `json:"x,omitempty"`
 	Gemini *geminiState `json:"g,omitempty"`
+	Qwen   *qwenState   `json:"q,omitempty"`
 	// Top is the furthest this file was ever read: after it was replaced
 	// or cut short and is read again from the start, the records of the
 	// lines before Top may have been yielded already (see firstTime).

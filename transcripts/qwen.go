@@ -45,7 +45,23 @@ func ReadQwen(ctx context.Context, transcriptPath string, pos *Position, sink Si
 	pos.file(filepath.Base(main))
 	discoverQwen(main, pos)
 	// A file read again keeps the keys it counted: see the package doc.
-	return readFiles(ctx, pos, sink, func(*FilePos) {}, qwenLine)
+	// A subagent's lines name no model: it is the session's, as the main
+	// file last named it (a subagent configured with a model of its own is
+	// priced as the session's).
+	main0 := &pos.Files[0]
+	return readFiles(ctx, pos, sink, func(*FilePos) {}, func(line []byte, file string, fp *FilePos, sink *Sink) {
+		model := ""
+		if fp != main0 && main0.Qwen != nil {
+			model = main0.Qwen.Model
+		}
+		qwenLine(line, file, fp, sink, model)
+	})
+}
+
+// qwenState is what a file's reading keeps: the model its responses last
+// named (the session's model, for its subagents).
+type qwenState struct {
+	Model string `json:"m,omitempty"`
 }
 
 // discoverQwen adds the session's subagent transcripts to pos, in name
@@ -93,10 +109,17 @@ type qwenRecord struct {
 				Name string          `json:"name"`
 				Args json.RawMessage `json:"args"`
 			} `json:"functionCall"`
+			FunctionResponse *struct {
+				Response struct {
+					Error json.RawMessage `json:"error"`
+				} `json:"response"`
+			} `json:"functionResponse"`
 		} `json:"parts"`
 	} `json:"message"`
 	Result *struct {
-		CallID    string `json:"callId"`
+		CallID string `json:"callId"`
+		// Status is success, error or cancelled; a subagent's file writes
+		// none but for some errors, and its functionResponse tells.
 		Status    string `json:"status"`
 		ErrorType string `json:"errorType"`
 		// Display is the reason text when a hook denied the call (an
@@ -123,8 +146,9 @@ func (u qwenUsage) usage() Usage {
 	}
 }
 
-// qwenLine handles one line of a Qwen Code transcript.
-func qwenLine(line []byte, file string, fp *FilePos, sink *Sink) {
+// qwenLine handles one line of a Qwen Code transcript; model is the one a
+// line that names none was made with ("": unknown).
+func qwenLine(line []byte, file string, fp *FilePos, sink *Sink, model string) {
 	usage := bytes.Contains(line, qwenUsageTag)
 	result := sink.ToolResult != nil && bytes.Contains(line, qwenResultTag)
 	call := sink.ToolCall != nil && bytes.Contains(line, qwenCallTag)
@@ -149,6 +173,14 @@ func qwenLine(line []byte, file string, fp *FilePos, sink *Sink) {
 				}
 			}
 		}
+		if r.Model != "" {
+			if fp.Qwen == nil {
+				fp.Qwen = &qwenState{}
+			}
+			fp.Qwen.Model = r.Model
+		} else {
+			r.Model = model
+		}
 		if r.Usage == nil || r.UUID == "" {
 			return
 		}
@@ -162,7 +194,17 @@ func qwenLine(line []byte, file string, fp *FilePos, sink *Sink) {
 		if !result || res == nil || res.CallID == "" || !fp.firstTime(sink, recordKey(qwenKeyFile(fp), "result", res.CallID)) {
 			return
 		}
-		tr := ToolResult{File: file, ToolUseID: res.CallID, Failed: res.Status != "success", Time: t}
+		failed := res.Status != "success"
+		if res.Status == "" && r.Message != nil {
+			// A subagent's result: failed when its response is an error.
+			failed = false
+			for _, p := range r.Message.Parts {
+				if fr := p.FunctionResponse; fr != nil && len(fr.Response.Error) > 0 && string(fr.Response.Error) != "null" && string(fr.Response.Error) != `""` {
+					failed = true
+				}
+			}
+		}
+		tr := ToolResult{File: file, ToolUseID: res.CallID, Failed: failed, Time: t}
 		if res.ErrorType == "execution_denied" {
 			tr.Refused = true
 			tr.Blocked, _ = jsonString(res.Display)

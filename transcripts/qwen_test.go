@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/runaway-guard/runaway/agent"
@@ -14,7 +15,8 @@ import (
 // cached, 100 completion): five responses, a call that exited 1, one that
 // exited 2, one a hook denied, one that ran; each response's tokens also in
 // a ui_telemetry line. The subagent file beside it is hand-made in the
-// same line format.
+// format 0.24.4 wrote one in the e2e (no model, no provenance, its calls on
+// lines of their own, results without a status).
 const (
 	qwenDir     = "testdata/qwen"
 	qwenMain    = "chats/4a3c37f8-6bff-4e37-94d1-7e24b61760cd.jsonl"
@@ -60,26 +62,61 @@ func TestQwenCountsItsSubagents(t *testing.T) {
 	dir := t.TempDir()
 	loadSession(t, qwenDir, qwenMain, qwenSubagnt).writeAll(t, dir)
 	tt := readAll(t, ReadQwen, filepath.Join(dir, qwenMain))
-	sub := tt.PerModel["fake-sub"]
-	if want := (Usage{Input: 200, CacheRead: 100, Output: 25}); sub != want || tt.Responses != 6 || tt.Calls != 5 {
-		t.Errorf("subagent %+v (want %+v), %d responses, %d calls", sub, want, tt.Responses, tt.Calls)
+	// The subagent's response names no model: it is priced as the
+	// session's (fake-1). Its results carry no status: the second is an
+	// error response, so failed.
+	want := Usage{Input: 5*1000 + 200, CacheRead: 5*1000 + 100, Output: 5*100 + 25}
+	if u := tt.PerModel["fake-1"]; u != want || len(tt.PerModel) != 1 || tt.Responses != 6 || tt.Calls != 6 {
+		t.Errorf("by model %+v (want fake-1 %+v), %d responses, %d calls", tt.PerModel, want, tt.Responses, tt.Calls)
+	}
+	if tt.Results != 6 || tt.Failed != 4 {
+		t.Errorf("%d results, %d failed; want 6 and 4 (3 of the main file's, the subagent's second)", tt.Results, tt.Failed)
 	}
 	files, err := qwenFormat.SessionFiles(filepath.Join(dir, qwenMain))
 	if err != nil || len(files) != 2 || !qwenFormat.Subagent(files[1]) || qwenFormat.Subagent(files[0]) {
 		t.Errorf("session files %v, %v", files, err)
 	}
-	// A subagent's file read alone is its own.
+	// A subagent's file read alone is its own, its model unknown.
 	alone := readAll(t, ReadQwen, filepath.Join(dir, qwenSubagnt))
-	if alone.Responses != 1 {
-		t.Errorf("subagent alone: %d responses", alone.Responses)
+	if alone.Responses != 1 || alone.PerModel[""] == (Usage{}) {
+		t.Errorf("subagent alone: %d responses, %+v", alone.Responses, alone.PerModel)
 	}
 }
 
 func TestQwenIncrementalEqualsFullRead(t *testing.T) {
-	s := loadSession(t, qwenDir, qwenMain, qwenSubagnt)
+	s := loadSession(t, qwenDir, qwenMain)
 	rng := rand.New(rand.NewPCG(28, 1))
 	for j := range 15 {
 		checkIncrementalMoves(t, ReadQwen, s, rng, j%2 == 1)
+	}
+	// A subagent runs after the main file named the session's model (the
+	// model its lines lack): its file, read as it grows, adds up to one
+	// full read.
+	for j := range 10 {
+		dir := t.TempDir()
+		loadSession(t, qwenDir, qwenMain, qwenSubagnt).writeAll(t, dir)
+		main := filepath.Join(dir, qwenMain)
+		want := normalise(readAll(t, ReadQwen, main))
+		os.Remove(filepath.Join(dir, qwenSubagnt))
+		b, err := os.ReadFile(filepath.Join(qwenDir, qwenSubagnt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := newTotals()
+		sink := got.sink(true)
+		var pos Position
+		for n := 0; n < len(b); {
+			n = min(len(b), n+1+rng.IntN(300))
+			if err := os.WriteFile(filepath.Join(dir, qwenSubagnt), b[:n], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ReadQwen(t.Context(), main, &pos, sink); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got = normalise(got); !reflect.DeepEqual(got, want) {
+			t.Fatalf("run %d: the subagent read as it grows\n got %+v\nwant %+v", j, got, want)
+		}
 	}
 }
 
@@ -93,7 +130,7 @@ func TestQwenHostileLines(t *testing.T) {
 			Response:   func(r Response) { got++; _ = r },
 			ToolResult: func(ToolResult) { got++ },
 			ToolCall:   func(ToolCall) { got++ },
-		})
+		}, "")
 		if got != 0 {
 			t.Errorf("%s: yielded %d records", line, got)
 		}
