@@ -8,11 +8,13 @@ import (
 	"github.com/runaway-guard/runaway/agent"
 )
 
-// GeminiEvent and GeminiModelEvent are Gemini CLI's events before a tool
-// call and before a model request.
+// GeminiEvent, GeminiModelEvent and GeminiChunkEvent are Gemini CLI's
+// events before a tool call, before a model request and after each chunk
+// of a model's streamed response.
 const (
 	GeminiEvent      = "BeforeTool"
 	GeminiModelEvent = "BeforeModel"
+	GeminiChunkEvent = "AfterModel"
 )
 
 // geminiSettings: $GEMINI_CLI_HOME/.gemini/settings.json. Gemini CLI reads
@@ -26,10 +28,14 @@ const (
 // PowerShell it runs hooks in (it passes the exit code on itself):
 // `if (Test-Path -LiteralPath 'C:/…/runaway.exe') { & 'C:/…/runaway.exe' hook gemini }`.
 // BeforeModel: a deny there aborts the turn before the request is sent (a
-// resumed session over its cap spends nothing more).
+// resumed session over its cap spends nothing more). AfterModel: each chunk
+// carries the response's usage so far, so the chunk that crosses the cap
+// ends the run with continue: false before its calls run, and a response
+// Gemini CLI never writes to its session file (aborted, or stopped there)
+// is still counted (stopping-observed.md §3).
 var geminiSettings = Settings{
 	Agent: agent.Gemini, Name: "settings.json", TimeoutUnit: time.Millisecond,
-	More: []MoreEvent{{Event: GeminiModelEvent}},
+	More: []MoreEvent{{Event: GeminiModelEvent}, {Event: GeminiChunkEvent}},
 	handler: func(spec *HookSpec, bin string, p Platform) {
 		spec.Event, spec.Name, spec.Timeout = GeminiEvent, "runaway", HookTimeout*1000
 		spec.Command = GuardedHookCommand(bin, agent.Gemini)

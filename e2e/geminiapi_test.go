@@ -38,6 +38,12 @@ type geminiScript struct {
 	// from the last user text equal to ResumePrompt, the calls are counted
 	// from there.
 	Resume []geminiTurn
+	// EveryChunkUsage streams as the real API does, with the usage so far
+	// on every chunk: the text with half the candidates (and every thought),
+	// then the call with the finish reason and the whole usage
+	// (stopping-observed.md §3; the stock form has usage on the last chunk
+	// only, and the call in the first).
+	EveryChunkUsage bool
 }
 
 // geminiResumePrompt is the prompt a resumed run sends.
@@ -196,11 +202,26 @@ func (s *geminiServer) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	f, _ := w.(http.Flusher)
-	for _, chunk := range []map[string]any{
+	chunks := []map[string]any{
 		{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}}, "modelVersion": model},
 		{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": ""}}}, "finishReason": "STOP", "index": 0}},
 			"usageMetadata": s.script.Usage.json(), "modelVersion": model},
-	} {
+	}
+	if s.script.EveryChunkUsage {
+		half := s.script.Usage
+		half.Candidates /= 2
+		text, call := parts[:len(parts)-1], parts[len(parts)-1:]
+		if len(text) == 0 {
+			text = []any{map[string]any{"text": "Well."}}
+		}
+		chunks = []map[string]any{
+			{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": text}, "index": 0}},
+				"usageMetadata": half.json(), "modelVersion": model},
+			{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": call}, "finishReason": "STOP", "index": 0}},
+				"usageMetadata": s.script.Usage.json(), "modelVersion": model},
+		}
+	}
+	for _, chunk := range chunks {
 		b, _ := json.Marshal(chunk)
 		fmt.Fprintf(w, "data: %s\r\n\r\n", b)
 		if f != nil {

@@ -7,7 +7,11 @@ import "github.com/runaway-guard/runaway/agent"
 var geminiDialect = dialect{
 	id: agent.Gemini, encode: Answer.encodeGemini,
 	claims: func(in *Input, _ agent.ID) bool {
-		return in.HookEventName == geminiBeforeTool || in.HookEventName == geminiBeforeModel
+		switch in.HookEventName {
+		case geminiBeforeTool, geminiBeforeModel, geminiAfterModel:
+			return true
+		}
+		return false
 	},
 	escalated: "runaway denied this earlier and the agent went on the same way: runaway ends the run.",
 	sample: func(t string) (string, string) {
@@ -56,3 +60,9 @@ func (a Answer) encodeGemini() []byte {
 	}
 	return marshal(out)
 }
+
+// encodeGeminiChunk answers AfterModel: continue: false ends the run there
+// (Gemini CLI throws before it takes the chunk, so the response's calls do
+// not run and no request follows); a warning is a systemMessage. Its keys
+// are those of Claude Code's PostToolBatch answer.
+func (a Answer) encodeGeminiChunk() []byte { return a.encodeBatchEnd() }

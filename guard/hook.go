@@ -245,6 +245,10 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *f
 	if !in.isToolCall() && !model {
 		return nil, nil
 	}
+	if in.isModelChunk() && (in.LLMResponse == nil || in.LLMResponse.Usage == nil) {
+		// A chunk without usage changes nothing: no state is opened.
+		return nil, nil
+	}
 
 	// The tamper wire needs no state: it runs first, so that an agent that
 	// locks or breaks runaway's state cannot get past it that way, and its
@@ -290,6 +294,9 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *f
 	if model {
 		c.Call.Tool = in.ToolName
 		ans = h.beforeModel(c, daily)
+		if in.isModelChunk() && ans.Kind() == Stop {
+			c.sess.geminiStopped()
+		}
 	} else {
 		c.Call = Call{Fingerprint: Fingerprint(in.ToolName, in.ToolInput), Tool: in.ToolName, Summary: Summarize(in.ToolName, in.ToolInput)}
 		ans = h.runWires(c, daily)
@@ -327,6 +334,8 @@ func (h *Hook) answer(ctx context.Context, stdin io.Reader, hint agent.ID, fc *f
 		return ans.EncodePrompt(in.Harness), nil
 	case in.isBatchEnd():
 		return ans.encodeBatchEnd(), nil
+	case in.isModelChunk():
+		return ans.encodeGeminiChunk(), nil
 	}
 	return ans.on(in).Encode(in.Harness), nil
 }
@@ -340,18 +349,26 @@ func (h *Hook) readSpend(ctx context.Context, c *call) float64 {
 	s.notePrompt(c.in.promptKey())
 	s.Escalation.enterPrompt(c.in.promptKey())
 	day := h.startDay(s, c.now, c.policy)
+	pr := h.pricer(c.policy)
 	if r := c.in.OpenCode; r != nil {
 		// OpenCode keeps no transcript: its plugin reports the session's
 		// cost, which grew now.
 		before := s.Spend.USD
-		s.applyOpenCode(r, h.pricer(c.policy))
+		s.applyOpenCode(r, pr)
 		s.addDay(transcripts.Response{Time: c.now}, s.Spend.USD-before, day)
 	} else {
 		rctx, cancel := context.WithTimeout(ctx, h.readBudget(ctx))
 		defer cancel()
-		if _, err := s.readTranscripts(rctx, c.in.Harness, c.in.TranscriptPath, c.in.ToolUseID, h.pricer(c.policy), day); err != nil {
+		if _, err := s.readTranscripts(rctx, c.in.Harness, c.in.TranscriptPath, c.in.ToolUseID, pr, day); err != nil {
 			h.errorLog().Log("transcript", err)
 		}
+	}
+	// Gemini CLI's model events: the response on its way (gemini.go).
+	switch {
+	case c.in.isModelChunk():
+		s.geminiChunkSeen(c.in, pr, c.now, day)
+	case c.in.Harness == agent.Gemini && c.in.HookEventName == geminiBeforeModel:
+		s.geminiRequestBegins()
 	}
 	daily, err := h.trackDay(ctx, s, c.policy, day)
 	if err != nil {

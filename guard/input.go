@@ -40,6 +40,10 @@ type Input struct {
 	// GitHub Copilot CLI's own camelCase fields, read into those above
 	// (dialect_copilot.go).
 	copilotFields
+	// LLMRequest and LLMResponse are Gemini CLI's BeforeModel and
+	// AfterModel request, and AfterModel's stream chunk (see gemini.go).
+	LLMRequest  json.RawMessage `json:"llm_request"`
+	LLMResponse *geminiChunk    `json:"llm_response"`
 
 	// Harness is detected from the fields above, not decoded.
 	Harness agent.ID `json:"-"`
@@ -125,7 +129,7 @@ func (in *Input) isSkillShell() bool { return in.HookEventName == SkillShellEven
 // (OpenCode's chat.params, Gemini CLI's BeforeModel): only the spend wire
 // answers it, so that a session past its cap stops before it spends more.
 func (in *Input) isModelRequest() bool {
-	return in.HookEventName == "chat.params" || in.HookEventName == geminiBeforeModel || in.isBatchEnd() || in.isPermissionStop()
+	return in.HookEventName == "chat.params" || in.HookEventName == geminiBeforeModel || in.isBatchEnd() || in.isPermissionStop() || in.isModelChunk()
 }
 
 // isPermissionStop reports whether the input is GitHub Copilot CLI's
@@ -134,6 +138,14 @@ func (in *Input) isModelRequest() bool {
 // no further model request, so a stop is answered there.
 func (in *Input) isPermissionStop() bool {
 	return in.HookEventName == copilotPermission
+}
+
+// isModelChunk reports whether the input is Gemini CLI's AfterModel: one
+// chunk of a response, with its usage so far. A stop there ends the run
+// before the response's calls run and before another request (see
+// gemini.go).
+func (in *Input) isModelChunk() bool {
+	return in.HookEventName == geminiAfterModel
 }
 
 // isBatchEnd reports whether the input is Claude Code's PostToolBatch: the

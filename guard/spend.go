@@ -30,7 +30,9 @@ type Spend struct {
 	Transcript string               `json:"transcript,omitempty"`
 	Pos        transcripts.Position `json:"pos"`
 	USD        float64              `json:"usd"`
-	// Estimated: some of USD was priced from a model not in the table.
+	// Estimated: some of USD was priced from a model not in the table, or
+	// from what Gemini CLI's model events showed of a response its session
+	// file never got (gemini.go).
 	Estimated bool `json:"estimated,omitempty"`
 	// Premium is what the agent's own plan billed, in its units (GitHub
 	// Copilot's premium requests), for the requests it did not send to the
@@ -63,6 +65,9 @@ type Spend struct {
 	SeenCalls []uint32 `json:"seen_calls,omitempty"`
 	// OpenCode is the spend OpenCode's plugin reported (opencode.go).
 	OpenCode *openCodeSpend `json:"opencode,omitempty"`
+	// Gemini are the responses Gemini CLI's model events showed that its
+	// session file does not hold yet, counted in USD (gemini.go).
+	Gemini *geminiStreams `json:"gemini,omitempty"`
 }
 
 // DaySpend is a session's spend of one local day.
@@ -280,6 +285,7 @@ func (s *Session) readTranscripts(ctx context.Context, h agent.ID, path, callID 
 	found := callID != "" && s.Spend.sawCall(callID)
 	sink := transcripts.Sink{
 		Response: func(r transcripts.Response) {
+			s.geminiRecorded(r, day)
 			s.addDay(r, s.addResponse(r, p), day)
 		},
 		// Where the hook calls carry no prompt id (Gemini CLI), a prompt

@@ -21,6 +21,7 @@ var geminiHarness = Harness{
 	settingsChecks: func(d *doctor, w *wiredChecks) { d.checkGeminiHooks(w.doc) },
 	events: map[string]eventCheck{
 		configs.GeminiModelEvent: {"model-entry", "each runs before every model request", "a session over its cap still sends the model a request before runaway stops its first tool call"},
+		configs.GeminiChunkEvent: {"chunk-entry", "each runs after every chunk of a model's response", "the call of the response that crosses the cap still runs, and responses Gemini CLI aborts are not counted"},
 	},
 }
 

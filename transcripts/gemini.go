@@ -412,7 +412,8 @@ func geminiTokensOf(r *geminiRecord, file string, st *geminiState, sink *Sink) {
 		}
 		st.Recent = append(st.Recent, geminiSeen{Key: key, In: u.Input, CR: u.CacheRead, Out: u.Output})
 	}
-	sink.response(Response{File: file, MessageID: r.ID, Model: r.Model, Time: parseTimeString(r.Timestamp), Usage: u, Counted: counted})
+	sink.response(Response{File: file, MessageID: r.ID, Model: r.Model, Time: parseTimeString(r.Timestamp), Usage: u, Counted: counted,
+		Prompt: max(r.Tokens.Input, 0), Candidates: max(r.Tokens.Output, 0)})
 }
 
 // geminiToolCall yields a tool call and its outcome once its status is

@@ -97,6 +97,10 @@ type Response struct {
 	// what the plan counted for it, in Copilot's premium-request units.
 	Subscription bool
 	Premium      float64
+	// Prompt and Candidates are Gemini CLI's own counts (tokens.input, the
+	// cached part included, and tokens.output): what its model events show
+	// of the same response (zero for other agents).
+	Prompt, Candidates int64
 }
 
 // ToolResult is the outcome of one tool call.
