@@ -91,13 +91,16 @@ func geminiRequestKey(raw json.RawMessage) uint64 {
 	return h.Sum64()
 }
 
-// geminiModelOf is the model the request names.
+// geminiModelOf is the model the request names, read without decoding its
+// messages.
 func geminiModelOf(raw json.RawMessage) string {
-	var r struct {
-		Model string `json:"model"`
+	start, end, ok := transcripts.FieldSpan(raw, "model")
+	if !ok {
+		return ""
 	}
-	_ = json.Unmarshal(raw, &r)
-	return r.Model
+	var model string
+	_ = json.Unmarshal(raw[start:end], &model)
+	return model
 }
 
 // geminiRequestBegins is BeforeModel, after the session file was read: the

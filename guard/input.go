@@ -1,13 +1,16 @@
 package guard
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/runaway-guard/runaway/agent"
 	"github.com/runaway-guard/runaway/configs"
+	"github.com/runaway-guard/runaway/transcripts"
 )
 
 // maxSessionID bounds a session id: the agents send UUIDs.
@@ -41,13 +44,16 @@ type Input struct {
 	// (dialect_copilot.go).
 	copilotFields
 	// LLMRequest and LLMResponse are Gemini CLI's BeforeModel and
-	// AfterModel request, and AfterModel's stream chunk (see gemini.go).
+	// AfterModel request, as raw bytes, and AfterModel's stream chunk (see
+	// gemini.go).
 	LLMRequest  json.RawMessage `json:"llm_request"`
 	LLMResponse *geminiChunk    `json:"llm_response"`
 
 	// Harness is detected from the fields above, not decoded.
 	Harness agent.ID `json:"-"`
 }
+
+var llmRequestKey = []byte(`"llm_request"`)
 
 var (
 	errEmptyInput = errors.New("empty input on stdin")
@@ -76,8 +82,22 @@ func ParseInput(data []byte, hint agent.ID) (*Input, error) {
 		return nil, errEmptyInput
 	}
 	var in Input
+	// Gemini CLI's model events carry the whole conversation under
+	// llm_request, once per chunk of every response: it is kept as bytes
+	// (hashed, its model read) and left out of the decoding, which would
+	// cost more than the rest of the hook.
+	var request []byte
+	if bytes.Contains(data, llmRequestKey) {
+		if start, end, ok := transcripts.FieldSpan(data, "llm_request"); ok {
+			request = data[start:end]
+			data = slices.Concat(data[:start], []byte("null"), data[end:])
+		}
+	}
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("input is not a JSON object: %w", err)
+	}
+	if request != nil {
+		in.LLMRequest = request
 	}
 	in.Harness = detect(&in, hint)
 	if d := dialectOf(in.Harness); d.adopt != nil {

@@ -256,3 +256,24 @@ func span(b []byte, v int) ([]byte, int, error) {
 	}
 	return b[v:end], end, nil
 }
+
+// FieldSpan finds the value of key among the top-level fields of the JSON
+// object b without decoding any of them: b[start:end] is the raw value.
+// The guard uses it to keep a large value it needs only as bytes out of
+// its decoding of a hook's input. The key is matched as written (an
+// escaped spelling of it is not); a key given twice is its last value, as
+// encoding/json takes it. ok is false when b is no object or has no such
+// key.
+func FieldSpan(b []byte, key string) (start, end int, ok bool) {
+	_, err := walkFields(b, 0, func(k []byte, v int) (int, error) {
+		e, err := skipValue(b, v)
+		if err == nil && string(k) == key {
+			start, end, ok = v, e, true
+		}
+		return e, err
+	})
+	if err != nil {
+		return 0, 0, false
+	}
+	return start, end, ok
+}
