@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,50 +78,76 @@ func TestUnwatchedClaudeLoopStopsAfterRefusedAsk(t *testing.T) {
 
 // The same loop in codex exec: the loop wire denies at call 5 and the
 // failure wire at 7 (Codex cannot ask); at the loop wire's second trigger
-// (call 10) runaway denies that call and every later one of the turn, saying
-// so; the next prompt (codex exec resume) runs again.
-func TestUnwatchedCodexLoopDeniedUntilNextPrompt(t *testing.T) {
-	requireCommand(t, "hook")
-	codexAgent.require(t)
-	t.Parallel()
-	s := newSandbox(t)
-	s.setenv("RUNAWAY_NOTIFY_COMMAND", "cat >> "+filepath.Join(s.proj, notifyLog))
-	const calls = 16
-	script := codexScript{End: codexUsage{Input: 1000}}
-	for range calls {
-		script.Turns = append(script.Turns, codexTurn{Cmd: "echo ran >> " + ranLog + "; npm test", Usage: codexUsage{Input: 5000, Output: 100}})
-	}
-	script.Resumed = []codexTurn{{Cmd: "echo resumed >> " + ranLog, Usage: codexUsage{Input: 5000, Output: 100}}}
-	srv := newOpenAIServer(t, script)
-	s.writeCodexConfig(srv)
-	s.installRunaway()
-	r := s.runCodex(srv, "fix the tests", nil)
-	t.Logf("what the person sees: exit %d, stdout %q, stderr (last) %q", r.Code, truncate(r.Stdout, 300), lastLines(r.Stderr, 3))
-	outs := r.ToolOutputs()
-	if len(outs) != calls {
-		t.Fatalf("%d tool outputs, want %d", len(outs), calls)
-	}
-	for i, o := range outs {
-		call := i + 1
-		blocked := strings.HasPrefix(o, blockedPrefix+"runaway: ")
-		if want := call == 5 || call == 7 || call >= 10; blocked != want {
-			t.Errorf("call %d: denied %v, want %v: %q", call, blocked, want, truncate(o, 160))
-		}
-		if call >= 11 && !strings.Contains(o, "denies every call until the next prompt") {
-			t.Errorf("call %d: the deny does not say it lasts until the next prompt: %q", call, truncate(o, 300))
-		}
-	}
-	if ran := len(s.ranLines()); ran != 7 {
-		t.Errorf("%d calls ran, want 7", ran)
-	}
-	checkDecisions(t, s, "codex", r.Session(), "loop", "stop", calls-9)
+// (call 10) runaway ends the turn as at a spend stop: it interrupts codex
+// exec (SIGINT) before the call runs, no request follows, and exec's
+// stderr says what happened and how to go on; the next prompt (codex exec
+// resume) runs again. With end_agent off, that call and every later one of
+// the turn are denied instead, saying so, and the model is asked on.
+func TestUnwatchedCodexLoopEndsTheTurn(t *testing.T) {
+	for _, endAgent := range []bool{true, false} {
+		t.Run(fmt.Sprintf("end_agent=%v", endAgent), func(t *testing.T) {
+			requireCommand(t, "hook")
+			codexAgent.require(t)
+			t.Parallel()
+			s := newSandbox(t)
+			s.setenv("RUNAWAY_NOTIFY_COMMAND", "cat >> "+filepath.Join(s.proj, notifyLog))
+			s.setenv("RUNAWAY_END_AGENT", fmt.Sprint(endAgent))
+			const calls = 16
+			script := codexScript{End: codexUsage{Input: 1000}}
+			for range calls {
+				script.Turns = append(script.Turns, codexTurn{Cmd: "echo ran >> " + ranLog + "; npm test", Usage: codexUsage{Input: 5000, Output: 100}})
+			}
+			script.Resumed = []codexTurn{{Cmd: "echo resumed >> " + ranLog, Usage: codexUsage{Input: 5000, Output: 100}}}
+			srv := newOpenAIServer(t, script)
+			s.writeCodexConfig(srv)
+			s.installRunaway()
+			r := s.runCodex(srv, "fix the tests", nil)
+			t.Logf("what the person sees: exit %d, stdout %q, stderr (last) %q", r.Code, truncate(r.Stdout, 300), lastLines(r.Stderr, 3))
+			outs := r.ToolOutputs()
+			if endAgent {
+				if len(outs) != 10 || !strings.Contains(outs[9], "aborted") {
+					t.Errorf("%d tool outputs, want 10, the last (the loop's stop) aborted: %q", len(outs), outs)
+				}
+				if got := len(srv.log()); got != 10 {
+					t.Errorf("the model was asked %d times, want 10: none after the response whose call was stopped", got)
+				}
+				for _, want := range []string{"runaway: the same", "interrupted Codex", "went on the same way", "runaway: to go on, run `codex exec resume " + r.Session()} {
+					if !strings.Contains(r.Stderr, want) {
+						t.Errorf("exec's stderr does not say %q; its end:\n%s", want, lastLines(r.Stderr, 6))
+					}
+				}
+				if r.Code != 1 || !strings.Contains(r.Stderr, "turn interrupted") {
+					t.Errorf("codex exec: exit %d, want 1 with `turn interrupted`", r.Code)
+				}
+				checkDecisions(t, s, "codex", r.Session(), "loop", "stop", 1)
+			} else {
+				if len(outs) != calls {
+					t.Fatalf("%d tool outputs, want %d", len(outs), calls)
+				}
+				for i, o := range outs {
+					call := i + 1
+					blocked := strings.HasPrefix(o, blockedPrefix+"runaway: ")
+					if want := call == 5 || call == 7 || call >= 10; blocked != want {
+						t.Errorf("call %d: denied %v, want %v: %q", call, blocked, want, truncate(o, 160))
+					}
+					if call >= 11 && !strings.Contains(o, "denies every call until the next prompt") {
+						t.Errorf("call %d: the deny does not say it lasts until the next prompt: %q", call, truncate(o, 300))
+					}
+				}
+				checkDecisions(t, s, "codex", r.Session(), "loop", "stop", calls-9)
+			}
+			if ran := len(s.ranLines()); ran != 7 {
+				t.Errorf("%d calls ran, want 7", ran)
+			}
 
-	second := s.resumeCodex(r.Session(), resumeMarker+": try again", nil)
-	if lines := s.ranLines(); len(lines) != 8 || lines[7] != "resumed" {
-		t.Errorf("after the next prompt the call did not run: %v (exit %d)", lines, second.Code)
-	}
-	if n := s.notifications("stop"); len(n) == 0 {
-		t.Errorf("notify command got no event")
+			second := s.resumeCodex(r.Session(), resumeMarker+": try again", nil)
+			if lines := s.ranLines(); len(lines) != 8 || lines[7] != "resumed" {
+				t.Errorf("after the next prompt the call did not run: %v (exit %d)", lines, second.Code)
+			}
+			if n := s.notifications("stop"); len(n) == 0 {
+				t.Errorf("notify command got no event")
+			}
+		})
 	}
 }
 

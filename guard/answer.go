@@ -43,8 +43,9 @@ type Verdict struct {
 	ModelHint string
 	// Allow is the command that raises the cap behind a spend stop.
 	Allow string
-	// Fact is what a spend stop found ("this session has spent $0.56; the
-	// session cap is $0.50"), for the messages that tell the person.
+	// Fact is what a spend stop, or an escalated loop or failure stop,
+	// found ("this session has spent $0.56; the session cap is $0.50"), for
+	// the messages that tell the person.
 	Fact string
 }
 

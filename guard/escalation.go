@@ -13,7 +13,10 @@ import (
 // a script) the agent is refused and tries again. So when a loop or failure
 // wire triggers again within the same prompt after its ask was refused (in
 // Codex, which cannot ask, after its deny), runaway ends the turn: Claude
-// Code's stop, and in Codex a deny of every call until the next prompt.
+// Code's stop; in Codex, whose hook answers cannot end a turn, runaway
+// interrupts the codex process as at a spend stop (stop_codex.go), and
+// denies every call until the next prompt where it cannot (end_agent off,
+// an app-server).
 type Escalation struct {
 	// Prompt is the prompt (Claude Code's prompt_id, Codex's turn_id) the
 	// asks below were made in; a new prompt starts everything over.
@@ -23,6 +26,9 @@ type Escalation struct {
 	// later call of the same prompt is stopped with it.
 	Halt     string `json:"halt,omitempty"`
 	HaltWire string `json:"halt_wire,omitempty"`
+	// HaltFact is what the wire found, for the lines runaway prints where
+	// it ends the agent itself (Codex).
+	HaltFact string `json:"halt_fact,omitempty"`
 	// Others are the other prompts seen last, as the fields above: Codex's
 	// parallel subagents interleave their turn_ids with the root's, and each
 	// keeps its own asks and halt (at most promptsMax, oldest dropped).
@@ -88,7 +94,7 @@ func (e *Escalation) halted(promptKey string) Verdict {
 	if e.Halt == "" || e.Prompt != promptKey {
 		return Verdict{}
 	}
-	return Verdict{Kind: Stop, Wire: e.HaltWire, Reason: e.Halt, ModelHint: haltHint}
+	return Verdict{Kind: Stop, Wire: e.HaltWire, Reason: e.Halt, ModelHint: haltHint, Fact: e.HaltFact}
 }
 
 const haltHint = "Do not retry: runaway refuses every call until the person sends a new prompt. Tell the person what you tried and why it did not work, and stop."
@@ -102,11 +108,12 @@ func (e *Escalation) escalate(v Verdict, h agent.ID, toolUseID string, settled b
 	if i >= 0 && e.Asks[i].Refused {
 		e.Asks = slices.Delete(e.Asks, i, i+1)
 		what := dialectOf(h).escalated
-		stop := Verdict{Kind: Stop, Wire: v.Wire, Reason: strings.TrimSuffix(v.Reason, ".") + "; " + what, ModelHint: haltHint}
+		stop := Verdict{Kind: Stop, Wire: v.Wire, Reason: strings.TrimSuffix(v.Reason, ".") + "; " + what, ModelHint: haltHint,
+			Fact: strings.TrimSuffix(strings.TrimPrefix(v.Reason, "runaway: "), ".")}
 		if e.Prompt != "" {
 			// Without a prompt key the end of the turn cannot be told:
 			// only this call is stopped.
-			e.Halt, e.HaltWire = stop.Reason, stop.Wire
+			e.Halt, e.HaltWire, e.HaltFact = stop.Reason, stop.Wire, stop.Fact
 		}
 		return stop
 	}

@@ -37,7 +37,7 @@ type ending interface {
 // planEnd returns the ending the answer calls for, or nil: the answer
 // itself ends the turn, or runaway cannot end it and denies instead.
 func (h *Hook) planEnd(c *call, ans Answer) ending {
-	v, ok := spendStop(ans)
+	v, ok := endingStop(ans)
 	if !ok || !c.policy.EndAgent || !c.in.isToolCall() {
 		return nil
 	}
@@ -55,23 +55,43 @@ func (h *Hook) planEnd(c *call, ans Answer) ending {
 	return e
 }
 
-// spendStop is the answer's spend stop, if it has one.
-func spendStop(ans Answer) (Verdict, bool) {
+// endingStop is the answer's stop that ends the turn: a spend stop, or a
+// loop or failure wire's escalated stop (see Escalation). A spend stop
+// comes first: its next commands raise the cap.
+func endingStop(ans Answer) (Verdict, bool) {
+	var esc Verdict
 	for _, v := range ans.Verdicts {
-		if v.Kind == Stop && v.Wire == "spend" {
+		switch {
+		case v.Kind != Stop:
+		case v.Wire == "spend":
 			return v, true
+		case v.Wire == "loop" || v.Wire == "failure":
+			if esc.Kind == None {
+				esc = v
+			}
 		}
 	}
-	return Verdict{}, false
+	return esc, esc.Kind == Stop
 }
 
-// nextCommands are the commands that go on after a spend stop: the one
-// that raises the cap (or where the daily cap is set), then resume.
+// endsAt says at what runaway ended the run, for people.
+func endsAt(v Verdict) string {
+	if v.Wire == "spend" {
+		return "at the cap"
+	}
+	return "as the agent went on the same way after runaway's deny"
+}
+
+// nextCommands are the commands that go on after a stop: after a spend
+// stop the one that raises the cap (or where the daily cap is set), then
+// resume; after an escalated one, resume (a new prompt starts over).
 func nextCommands(v Verdict, resume string) []string {
 	var next []string
-	if v.Allow != "" {
+	switch {
+	case v.Wire != "spend":
+	case v.Allow != "":
 		next = append(next, v.Allow)
-	} else {
+	default:
 		next = append(next, "raise daily_cap_usd in "+configs.PolicyPath())
 	}
 	if resume != "" {

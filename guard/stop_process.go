@@ -11,7 +11,8 @@ import (
 )
 
 // Some agents' hooks cannot end a running turn (Codex, Qwen Code): a deny
-// at the cap leaves the model asked again after every denied call. SIGINT
+// at the cap, or at a loop or failure wire's stop, leaves the model asked
+// again after every denied call. SIGINT
 // to the agent's process that ran the hook does end it: the run interrupts
 // the turn before the call runs, sends no further request, and kills the
 // hook within milliseconds, so everything is saved before the signal. A
@@ -70,10 +71,10 @@ func planProcessEnd(id agent.ID, en *ender, s *Session, v Verdict) (*processEnd,
 		if tty := p.fdPath(0); isTerminal(tty) {
 			e.tty = tty
 		}
-		e.how = fmt.Sprintf("ended %s (SIGINT to pid %d) at the cap, before the call ran", f.Name, p.pid)
+		e.how = fmt.Sprintf("ended %s (SIGINT to pid %d) %s, before the call ran", f.Name, p.pid, endsAt(v))
 		e.next = nextCommands(v, interactive)
 	} else {
-		e.how = fmt.Sprintf("interrupted %s (SIGINT to pid %d) at the cap, before the call ran", f.Name, p.pid)
+		e.how = fmt.Sprintf("interrupted %s (SIGINT to pid %d) %s, before the call ran", f.Name, p.pid, endsAt(v))
 		e.next = nextCommands(v, script)
 	}
 	e.lines = []string{"runaway: " + v.Fact + ". runaway " + e.how + ": the model is asked no more.", nextLine(e.next)}
