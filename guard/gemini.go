@@ -17,9 +17,10 @@ import (
 // from its chunks as they come and, when its record reaches the session
 // file, counts the record instead: the file has the exact figures (cached
 // and thought tokens, which the event drops). A response never written
-// stays counted from its chunks, an estimate: its cached input is priced as
-// input, and it is seen only as far as Gemini CLI read it. See
-// stopping-observed.md §3.
+// stays counted from its chunks, an estimate: its cached input is taken to
+// be what the session file's latest response had cached (the prefix a
+// request shares with the one before it, seconds earlier), and it is seen
+// only as far as Gemini CLI read it. See stopping-observed.md §3.
 
 // geminiAfterModel is the event after each chunk of a model response.
 const geminiAfterModel = "AfterModel"
@@ -51,6 +52,9 @@ func (c *geminiChunk) finished() bool {
 // record the session file does not hold (yet): in the order they came.
 type geminiStreams struct {
 	Open []geminiStream `json:"open,omitempty"`
+	// Cached is the cached input of the latest response the session file
+	// showed: the estimate of a streaming response's.
+	Cached int64 `json:"cached,omitempty"`
 }
 
 // geminiStream is one response as its chunks showed it.
@@ -61,6 +65,9 @@ type geminiStream struct {
 	Model      string `json:"model,omitempty"`
 	Prompt     int64  `json:"prompt"`
 	Candidates int64  `json:"candidates"`
+	// Cached is the estimate of the prompt's cached part (see Cached in
+	// geminiStreams): the event does not carry it.
+	Cached int64 `json:"cached,omitempty"`
 	// Rest is total less prompt and candidates: thoughts (and the prompt
 	// of server-side tool use), billed as output.
 	Rest int64     `json:"rest,omitempty"`
@@ -76,7 +83,8 @@ type geminiStream struct {
 }
 
 func (g geminiStream) usage() transcripts.Usage {
-	return transcripts.Usage{Input: g.Prompt, Output: g.Candidates + g.Rest}
+	cached := min(g.Cached, g.Prompt)
+	return transcripts.Usage{Input: g.Prompt - cached, CacheRead: cached, Output: g.Candidates + g.Rest}
 }
 
 // geminiOpenMax bounds the responses kept waiting for their record; the
@@ -148,7 +156,7 @@ func (s *Session) geminiChunkSeen(in *Input, p Pricer, now time.Time, day today)
 			g.Open = slices.Delete(g.Open, 0, 1)
 			s.Spend.Estimated = true
 		}
-		g.Open = append(g.Open, geminiStream{Request: key, Model: geminiModelOf(in.LLMRequest), Time: now})
+		g.Open = append(g.Open, geminiStream{Request: key, Model: geminiModelOf(in.LLMRequest), Time: now, Cached: g.Cached})
 		cur = &g.Open[len(g.Open)-1]
 	}
 	before := cur.usage()
@@ -174,8 +182,16 @@ func (s *Session) geminiChunkSeen(in *Input, p Pricer, now time.Time, day today)
 // record's reach, one whose stream finished first; never one cut short
 // (a later request began before it finished), which is never written.
 func (s *Session) geminiRecorded(r transcripts.Response, day today) {
+	if r.Prompt == 0 && r.Candidates == 0 {
+		return // not Gemini CLI's
+	}
 	g := s.Spend.Gemini
-	if g == nil || len(g.Open) == 0 || r.Counted != (transcripts.Usage{}) {
+	if g == nil {
+		g = &geminiStreams{}
+		s.Spend.Gemini = g
+	}
+	g.Cached = r.Usage.CacheRead
+	if len(g.Open) == 0 || r.Counted != (transcripts.Usage{}) {
 		return
 	}
 	match := func(finished bool) int {

@@ -99,3 +99,19 @@ func TestGeminiStreamsBounded(t *testing.T) {
 		t.Fatalf("$%v (estimated %v), want $%d estimated", s.Spend.USD, s.Spend.Estimated, geminiOpenMax+3)
 	}
 }
+
+// The event carries no cached count: a streaming response is taken to
+// have cached what the session file's latest response had (dollarPerMillion
+// prices uncached input only).
+func TestGeminiStreamCachedFromTheLatestRecord(t *testing.T) {
+	s := &Session{}
+	var p dollarPerMillion
+	r := transcripts.Response{MessageID: "g1", Model: "m", Usage: transcripts.Usage{Input: 400_000, CacheRead: 600_000}, Prompt: 1_000_000, Candidates: 10}
+	s.geminiRecorded(r, today{})
+	s.addResponse(r, p)
+	s.geminiRequestBegins()
+	s.geminiChunkSeen(chunkInput(t, `"b"`, 1_100_000, 10, true), p, time.Time{}, today{})
+	if math.Abs(s.Spend.USD-0.9) > 1e-9 {
+		t.Fatalf("$%v, want $0.90: $0.40 + the stream's 500k uncached", s.Spend.USD)
+	}
+}
