@@ -91,7 +91,7 @@ var Knobs = []Knob{
 	},
 	{
 		Key: "end_agent", Kind: Switch, Default: true,
-		Comment: "At a spend stop the agent's hook answer cannot end (Codex), end the agent's process (false: deny every later call instead).",
+		Comment: "At a stop the agent's hook answer cannot end (Codex: a spend cap, or a loop or failure stop), end the agent's process that ran the hook (false: deny every later call instead).",
 		field:   func(p *Policy) any { return &p.EndAgent },
 	},
 	{

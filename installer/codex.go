@@ -373,10 +373,11 @@ func snakeCase(s string) string {
 	return b.String()
 }
 
-// checkCodexStop says what happens at the cap in Codex, whose hooks cannot
-// end a running turn: runaway interrupts the codex process that ran the
-// hook (guard's stop_process.go), unless end_agent is off or it cannot find
-// that process, and then every call is denied while Codex goes on.
+// checkCodexStop says what happens at a stop in Codex (the cap, a loop or
+// failure stop), whose hooks cannot end a running turn: runaway interrupts
+// the codex process that ran the hook (guard's stop_process.go), unless
+// end_agent is off or it cannot find that process, and then every call is
+// denied while Codex goes on.
 func (d *doctor) checkCodexStop() {
 	d.checkProcessStop("codex-stop", "Codex", "codex",
 		"exec ends its turn, the TUI exits and runaway repairs its terminal; under codex app-server (IDEs) every call is denied instead")

@@ -599,19 +599,19 @@ func (d *doctor) checkAllHooksOff(check, agentName string, user *configs.Doc, fi
 	d.add(StatusOK, check, "disableAllHooks is not set")
 }
 
-// checkProcessStop says how a stop at the cap ends an agent whose hook
-// answer cannot end its turn: runaway interrupts the agent's process that
+// checkProcessStop says how a stop (at the cap, or a loop or failure
+// wire's) ends an agent whose hook answer cannot end its turn: runaway interrupts the agent's process that
 // ran the hook (what comes of it: how), or, where it cannot, denies every
 // call while the agent goes on asking the model.
 func (d *doctor) checkProcessStop(check, name, program, how string) {
 	p, _ := configs.LoadPolicy(d.paths.Config, os.Getenv)
 	switch {
 	case !p.EndAgent:
-		d.add(StatusOK, check, "end_agent is off: at the cap every call is denied, and %s goes on asking the model after each deny", name)
+		d.add(StatusOK, check, "end_agent is off: at the cap (and at a loop or failure stop) every call is denied, and %s goes on asking the model after each deny", name)
 	case runtime.GOOS != "linux":
-		d.add(StatusWarn, check, "runaway finds the %s process that ran its hook through /proc, which %s lacks: at the cap every call is denied, and %s goes on asking the model after each deny", program, runtime.GOOS, name)
+		d.add(StatusWarn, check, "runaway finds the %s process that ran its hook through /proc, which %s lacks: at the cap (and at a loop or failure stop) every call is denied, and %s goes on asking the model after each deny", program, runtime.GOOS, name)
 	default:
-		d.add(StatusOK, check, "at the cap runaway interrupts the %s process that ran the hook (SIGINT to that process only, never one found by name): %s", program, how)
+		d.add(StatusOK, check, "at the cap, and at a loop or failure stop, runaway interrupts the %s process that ran the hook (SIGINT to that process only, never one found by name; end_agent: false turns it off): %s", program, how)
 	}
 }
 
