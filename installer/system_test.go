@@ -87,8 +87,9 @@ func TestSystemSetupThenRemoveIsExact(t *testing.T) {
 	if !strings.Contains(string(g), "// the admin's") || !strings.Contains(string(g), l.Bin()) {
 		t.Errorf("gemini system settings:\n%s", g)
 	}
-	// Gemini CLI's bash is found on the entry's PATH, not the user's.
-	if strings.Count(string(g), `"PATH": "/usr/bin:/bin",`) != 2 || strings.Count(string(g), `"BASH_ENV": ""`) != 2 {
+	// Gemini CLI's bash is found on each entry's PATH (BeforeTool, BeforeModel,
+	// AfterModel), not the user's.
+	if strings.Count(string(g), `"PATH": "/usr/bin:/bin",`) != 3 || strings.Count(string(g), `"BASH_ENV": ""`) != 3 {
 		t.Errorf("gemini system entries without their fixed PATH and BASH_ENV:\n%s", g)
 	}
 	c, _ := os.ReadFile(codex)
