@@ -46,9 +46,13 @@ func (e *enc) bool(v bool) {
 }
 
 func (e *enc) usageOf(u *transcripts.Usage) {
-	for _, f := range usageFields(u) {
-		e.int(*f)
-	}
+	e.int(u.Input)
+	e.int(u.Output)
+	e.int(u.CacheRead)
+	e.int(u.CacheCreation)
+	e.int(u.CacheWrite5m)
+	e.int(u.CacheWrite1h)
+	e.int(u.WebSearch)
 }
 
 // dec reads what enc wrote; the first damage it meets sticks in err.
@@ -116,15 +120,10 @@ func (d *dec) count(min int) int {
 	return int(n)
 }
 
+// usageOf reads a usage's counts, in enc.usageOf's order.
 func (d *dec) usageOf(u *transcripts.Usage) {
-	for _, f := range usageFields(u) {
-		*f = d.int()
-	}
-}
-
-// usageFields are the counts of a usage, in the file's order.
-func usageFields(u *transcripts.Usage) []*int64 {
-	return []*int64{&u.Input, &u.Output, &u.CacheRead, &u.CacheCreation, &u.CacheWrite5m, &u.CacheWrite1h, &u.WebSearch}
+	u.Input, u.Output, u.CacheRead = d.int(), d.int(), d.int()
+	u.CacheCreation, u.CacheWrite5m, u.CacheWrite1h, u.WebSearch = d.int(), d.int(), d.int(), d.int()
 }
 
 // encode writes the cache in the file's layout, sessions and keys in a
