@@ -57,16 +57,16 @@ func realPath(p string) string {
 	return ""
 }
 
-// claudeRules are the deny rules for runaway's files and the given
-// settings files, in a stable order.
-func claudeRules(paths Paths, settings []string, goos string) []string {
+// denyRules are an agent's deny rules (rule writes one) for runaway's
+// files and the given settings files, in a stable order.
+func denyRules(rule func(path string, dir bool, goos string) string, paths Paths, settings []string, goos string) []string {
 	dirs, files := protectedPaths(paths, settings)
 	var rules []string
 	for _, d := range dirs {
-		rules = append(rules, configs.ClaudeEditRule(d, true, goos))
+		rules = append(rules, rule(d, true, goos))
 	}
 	for _, f := range files {
-		rules = append(rules, configs.ClaudeEditRule(f, false, goos))
+		rules = append(rules, rule(f, false, goos))
 	}
 	return rules
 }
@@ -104,21 +104,35 @@ func (p *SetupPlan) guardedSettings() []string {
 	return out
 }
 
-// planAgentRules adds (on) or takes out (off) Claude Code's deny rules in
-// the plan's edit of its user settings file. Rules setup added before and
-// no longer wanted go; rules the person had stay theirs.
+// planAgentRules adds (on) or takes out (off) the deny rules of each
+// agent wired that keeps rules of its own (its Harness.denyRule: Claude
+// Code's permissions.deny) in the plan's edit of its user settings file.
+// Rules setup added before and no longer wanted go; rules the person had
+// stay theirs.
 func (p *SetupPlan) planAgentRules(on bool) error {
-	edit := p.Files.hookEditOf(agent.Claude)
+	for _, h := range p.Wire {
+		if h.denyRule == nil {
+			continue
+		}
+		if err := p.planDenyRules(h, on); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *SetupPlan) planDenyRules(h Harness, on bool) error {
+	edit := p.Files.hookEditOf(h.ID)
 	if edit == nil {
 		return nil
 	}
 	var prior configs.RulesUndo
-	if rec := p.prior.File(agent.Claude); rec != nil && rec.Rules != nil && filepath.Clean(rec.Path) == filepath.Clean(edit.path) {
+	if rec := p.prior.File(h.ID); rec != nil && rec.Rules != nil && filepath.Clean(rec.Path) == filepath.Clean(edit.path) {
 		prior = *rec.Rules
 	}
 	var want []string
 	if on {
-		want = claudeRules(p.paths, p.guardedSettings(), runtime.GOOS)
+		want = denyRules(h.denyRule, p.paths, p.guardedSettings(), runtime.GOOS)
 	}
 	doc, err := configs.ParseDoc(ownfiles.Tilde(edit.path), edit.after, true)
 	if err != nil {

@@ -20,6 +20,7 @@ var claudeHarness = Harness{
 	doctor:         (*doctor).checkWired,
 	settingsChecks: func(d *doctor, w *wiredChecks) { d.checkClaudeSwitch(w.doc) },
 	protection:     (*doctor).checkClaudeRules,
+	denyRule:       configs.ClaudeEditRule,
 	platform: func(p *configs.Platform, goos, version string) {
 		// Elsewhere the shell form works in every version.
 		p.ClaudeExecForm = goos == "windows" && configs.ClaudeRunsExecForm(version)
@@ -55,7 +56,7 @@ func (d *doctor) checkClaudeRules(f InstalledFile) {
 		return
 	}
 	have, _ := doc.DenyRules()
-	want := claudeRules(d.paths, d.recordedSettings(), runtime.GOOS)
+	want := denyRules(configs.ClaudeEditRule, d.paths, d.recordedSettings(), runtime.GOOS)
 	var missing []string
 	for _, r := range want {
 		if !slices.Contains(have, r) {

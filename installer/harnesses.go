@@ -65,6 +65,10 @@ type Harness struct {
 	// platform reads from the version of the agent found what the form of
 	// its entries must be on goos (nil: nothing to read).
 	platform func(p *configs.Platform, goos, version string)
+	// denyRule writes one of the agent's own rules that keep its tools off
+	// a path (a folder when dir), which setup adds to its user settings
+	// file (nil: it has none; Claude Code's permissions.deny Edit rules).
+	denyRule func(path string, dir bool, goos string) string
 	// besides are the files next to the agent's settings file at path that
 	// can switch its hooks off, guarded with it (nil: none).
 	besides func(path string) []string
