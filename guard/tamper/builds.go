@@ -188,7 +188,7 @@ func (sh *shell) cargoInstall(args []string, cmdEnv map[string]string) {
 			i++
 			names = append(names, rest[i])
 		case strings.HasPrefix(a, "-"):
-			if cargoValueFlags[a] {
+			if cargoValueFlag(a) {
 				i++
 			}
 		default:
@@ -199,11 +199,14 @@ func (sh *shell) cargoInstall(args []string, cmdEnv map[string]string) {
 	sh.installsOver("cargo install --root", filepath.Join(root, "bin"), names)
 }
 
-// cargoValueFlags are cargo install's options that take a value
+// cargoValueFlag reports cargo install's options that take a value
 // (cargo-install(1)).
-var cargoValueFlags = map[string]bool{
-	"--root": true, "--branch": true, "--tag": true, "--rev": true, "--version": true, "--vers": true,
-	"--registry": true, "--index": true, "--features": true, "-F": true, "--target": true,
-	"--target-dir": true, "--profile": true, "-j": true, "--jobs": true, "--config": true, "-Z": true,
-	"--example": true, "--color": true,
+func cargoValueFlag(a string) bool {
+	switch a {
+	case "--root", "--branch", "--tag", "--rev", "--version", "--vers", "--registry", "--index",
+		"--features", "-F", "--target", "--target-dir", "--profile", "-j", "--jobs", "--config", "-Z",
+		"--example", "--color":
+		return true
+	}
+	return false
 }

@@ -3,7 +3,6 @@ package tamper
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -224,23 +223,29 @@ func (sh *shell) testExpr(e syntax.TestExpr) {
 	}
 }
 
-// evaluatedVars are the variables whose value something runs, and how:
-// "prompt" is expanded as a prompt (its substitutions run), "script" is
-// run as a command line, "file" is a script read at the next start.
-var evaluatedVars = map[string]string{
-	"PS0": "prompt", "PS1": "prompt", "PS2": "prompt", "PS4": "prompt", // bash(1) PROMPTING; PS4 with set -x
-	"PROMPT_COMMAND": "script",
-	"BASH_ENV":       "file", "ENV": "file", // bash(1) INVOCATION: read by the next non-interactive (ENV: posix) shell
-	// git(1) and git-var(1): run through a shell; less(1) LESSOPEN (|cmd).
-	"GIT_EDITOR": "script", "GIT_SEQUENCE_EDITOR": "script", "GIT_PAGER": "script", "GIT_SSH_COMMAND": "script",
-	"GIT_EXTERNAL_DIFF": "script", "GIT_ASKPASS": "script", "SSH_ASKPASS": "script", "GIT_SSH": "script",
-	"EDITOR": "script", "VISUAL": "script", "PAGER": "script", "MANPAGER": "script", "LESSOPEN": "script",
+// evaluated says how something runs a variable's value ("" when
+// nothing does): "prompt" is expanded as a prompt (its substitutions run),
+// "script" is run as a command line, "file" is a script read at the next
+// start. A function, not a map: the hook builds nothing at start.
+func evaluated(name string) string {
+	switch name {
+	case "PS0", "PS1", "PS2", "PS4": // bash(1) PROMPTING; PS4 with set -x
+		return "prompt"
+	case "BASH_ENV", "ENV": // bash(1) INVOCATION: the next non-interactive (ENV: posix) shell
+		return "file"
+	case "PROMPT_COMMAND",
+		// git(1), git-var(1): run through a shell; less(1) LESSOPEN (|cmd).
+		"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF",
+		"GIT_ASKPASS", "SSH_ASKPASS", "GIT_SSH", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN":
+		return "script"
+	}
+	return ""
 }
 
 // assigned judges a value given to a variable something runs.
 func (sh *shell) assigned(name, value string) {
-	how, ok := evaluatedVars[name]
-	if !ok || value == "" || sh.t.done() {
+	how := evaluated(name)
+	if how == "" || value == "" || sh.t.done() {
 		return
 	}
 	if !known(value) {
@@ -282,8 +287,43 @@ func (sh *shell) opaque(why string) {
 	}
 }
 
-// agentWord is an agent's program run as a command.
-var agentWord = regexp.MustCompile(`(?:^|[\s;&|(/])(?:claude|codex|gemini|opencode)(?:\s|$|[;&|)])`)
+// runsAgent reports a text that runs an agent's program as a command
+// (claude -p, …/codex exec), not a word that only holds its name
+// (CLAUDE.md).
+func runsAgent(low string) bool {
+	for _, a := range agents {
+		for _, p := range a.facts().Programs {
+			for i := 0; ; {
+				j := strings.Index(low[i:], p)
+				if j < 0 {
+					break
+				}
+				j += i
+				end := j + len(p)
+				before := j == 0 || strings.IndexByte(" \t\n;&|(/", low[j-1]) >= 0
+				after := end == len(low) || strings.IndexByte(" \t\n;&|)", low[end]) >= 0
+				if before && after {
+					return true
+				}
+				i = end
+			}
+		}
+	}
+	return false
+}
+
+// agentFolders are the base names of the agents' config folders
+// (.claude, .codex, .gemini, opencode).
+func agentFolders() []string {
+	var out []string
+	for _, a := range agents {
+		c := a.facts().Config
+		if n := filepath.Base(filepath.Join(c.Default, c.Sub)); n != "." && n != "" {
+			out = append(out, strings.ToLower(n))
+		}
+	}
+	return out
+}
 
 // touchesProtected reports a call whose text (quotes and backslashes
 // taken out, with the values its line set up) names runaway, a protected
@@ -297,12 +337,12 @@ func (t *checker) touchesProtected(c Call) bool {
 	}
 	text := b.String()
 	low := strings.ToLower(text)
-	for _, n := range []string{"runaway", ".claude", ".codex", ".gemini", "opencode", "settings.json", "hooks.json", "/proc/", "xdg_"} {
+	for _, n := range append([]string{"runaway", "settings.json", "hooks.json", "/proc/", "xdg_"}, agentFolders()...) {
 		if strings.Contains(low, n) {
 			return true
 		}
 	}
-	if agentWord.MatchString(low) {
+	if runsAgent(low) {
 		return true
 	}
 	t.resolve()
