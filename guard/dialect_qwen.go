@@ -5,7 +5,8 @@ import "github.com/runaway-guard/runaway/agent"
 // qwenDialect: Qwen Code reads Claude Code's deny, but its ask is a deny in
 // a headless run and no answer ends its turn (continue: false was ignored,
 // shared/reference/qwen-code.md §3.4): runaway denies instead of asking,
-// and at the cap ends the qwen process that ran the hook (stop_process.go).
+// and at the cap ends a headless qwen process that ran the hook
+// (stop_process.go).
 // Its call carries the model's call id as tool_call_id (the id its
 // transcript records) beside a tool_use_id of its own.
 var qwenDialect = dialect{
@@ -54,8 +55,12 @@ func (a Answer) encodeQwen() []byte {
 // of the node processes its launcher starts: a signal to the outer one
 // leaves the inner one running, observed with 0.24.4) ends a headless run
 // with exit 130, "Operation cancelled.", the crossing call not run and no
-// further request. With a terminal on its input it is the TUI. Under
-// --acp it serves an editor's sessions, which a signal would end too.
+// further request. Its TUI (a terminal on its input) takes SIGINT for a
+// cancel and goes on: the hook dies unanswered and the call runs (observed),
+// so it is not signalled; the deny, then UserPromptSubmit, which Qwen Code
+// runs before every follow-up request and runaway blocks over the cap, end
+// the turn, and the TUI shows why. Under --acp it serves an editor's
+// sessions, which a signal would end too.
 var qwenEnder = ender{mode: func(p proc) endMode {
 	for _, a := range p.args() {
 		if a == "--acp" || a == "--experimental-acp" {
@@ -63,7 +68,7 @@ var qwenEnder = ender{mode: func(p proc) endMode {
 		}
 	}
 	if isTerminal(p.fdPath(0)) {
-		return endTUI
+		return endNot
 	}
 	return endRun
 }}

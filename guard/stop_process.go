@@ -34,6 +34,10 @@ const (
 	endRun   endMode = iota // one run without a terminal of its own (codex exec, a headless qwen)
 	endTUI                  // a terminal UI: it dies of the signal, its terminal is repaired
 	endNever                // it serves other sessions too (codex app-server): never signalled
+	// endNot: not signalled, and nothing to say: the deny and the agent's
+	// own gate before its next request end the turn (Qwen Code's TUI, which
+	// takes SIGINT for a cancel: the hook dies unanswered and the call runs).
+	endNot
 )
 
 // processEnd interrupts the agent's process that ran the hook.
@@ -62,6 +66,9 @@ func planProcessEnd(id agent.ID, en *ender, s *Session, v Verdict) (*processEnd,
 		return nil, nil
 	}
 	mode := en.mode(p)
+	if mode == endNot {
+		return nil, nil
+	}
 	if mode == endNever {
 		return nil, fmt.Errorf("the %s process above the hook (pid %d, %q) may serve other sessions: denying every call instead of ending it", f.Name, p.pid, strings.Join(p.args(), " "))
 	}

@@ -14,11 +14,11 @@ import (
 // project settings, the system file) and how a stop ends the run.
 var qwenHarness = Harness{
 	ID: agent.Qwen, Name: "Qwen Code", Support: AllWiresDenyNotAsk,
-	Why: "Qwen Code's ask is a deny in a headless run, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you; no Qwen Code hook answer ends a turn, so at the cap runaway interrupts the qwen process that ran it (that one only). Qwen Code's own loop detection stays on beside it.",
+	Why: "Qwen Code's ask is a deny in a headless run, so where Claude Code would ask, runaway denies the call and tells the model to stop and ask you; no Qwen Code hook answer to a tool call ends a turn, so at the cap runaway interrupts a headless qwen process that ran it (that one only), and blocks the prompt Qwen Code sends before its next model request (its terminal UI shows why and waits for you). Qwen Code's own loop detection stays on beside it.",
 	doctor: func(d *doctor, h Harness) {
 		d.checkWired(h)
 		d.checkProcessStop("qwen-stop", "Qwen Code", "qwen",
-			"a headless run ends with \"Operation cancelled.\" before the call runs; under --acp (editors) every call is denied instead")
+			"a headless run ends with \"Operation cancelled.\" before the call runs; the terminal UI is not signalled (it takes SIGINT for a cancel): the call is denied and its next prompt blocked; under --acp (editors) every call is denied and each next prompt blocked")
 	},
 	settingsChecks: func(d *doctor, w *wiredChecks) {
 		files := []string{configs.QwenSettings().Path}
