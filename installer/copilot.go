@@ -62,26 +62,9 @@ func planCopilotSetup(bin string, prior *InstalledFile, p configs.Platform) (Edi
 // planCopilotRemove deletes runaway's hooks file (where setup wrote it and
 // where it is now), then the folders setup made, when empty.
 func planCopilotRemove(prior *InstalledFile) (Edits, error) {
-	paths := []string{configs.CopilotHooksPath()}
-	if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(paths[0]) {
-		paths = append([]string{prior.Path}, paths...)
-	}
-	var edits Edits
-	for _, path := range paths {
-		snap, err := configs.ReadSnapshot(path)
-		if err != nil {
-			return nil, err
-		}
-		if !snap.Exists {
-			continue
-		}
-		if !configs.IsCopilotHooks(snap.Data) {
-			return nil, fmt.Errorf("%s is not runaway's hooks file any more; nothing was removed (delete it yourself if it is not yours)", ownfiles.Tilde(path))
-		}
-		if err := snap.Writable(); err != nil {
-			return nil, err
-		}
-		edits = append(edits, &deleteEdit{fileChange{path: path, before: snap.Data, delete: true, snap: snap}, copilotWhat})
+	edits, err := deleteOwnFile(configs.CopilotHooksPath(), prior, configs.IsCopilotHooks, "runaway's hooks file", copilotWhat)
+	if err != nil {
+		return nil, err
 	}
 	if len(edits) > 0 && prior != nil {
 		// The folders go last, deepest first, and only when empty.

@@ -106,26 +106,9 @@ func mergeDirs(a, b []string) []string {
 // where it is now), the files setup created beside it while they are as
 // setup wrote them, and then the folders setup made, when empty.
 func planOpenCodeRemove(prior *InstalledFile) (Edits, error) {
-	paths := []string{configs.OpenCodePluginPath()}
-	if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(paths[0]) {
-		paths = append([]string{prior.Path}, paths...)
-	}
-	var edits Edits
-	for _, path := range paths {
-		snap, err := configs.ReadSnapshot(path)
-		if err != nil {
-			return nil, err
-		}
-		if !snap.Exists {
-			continue
-		}
-		if !configs.IsOpenCodePlugin(snap.Data) {
-			return nil, fmt.Errorf("%s is not runaway's plugin any more; nothing was removed (delete it yourself if it is not yours)", ownfiles.Tilde(path))
-		}
-		if err := snap.Writable(); err != nil {
-			return nil, err
-		}
-		edits = append(edits, &deleteEdit{fileChange{path: path, before: snap.Data, delete: true, snap: snap}, "runaway's OpenCode plugin"})
+	edits, err := deleteOwnFile(configs.OpenCodePluginPath(), prior, configs.IsOpenCodePlugin, "runaway's plugin", "runaway's OpenCode plugin")
+	if err != nil {
+		return nil, err
 	}
 	if prior == nil {
 		return edits, nil
@@ -352,4 +335,32 @@ func doomLoop(m map[string]any) (action, key string) {
 		}
 	}
 	return "", ""
+}
+
+// deleteOwnFile deletes a file of runaway's own (wherever setup wrote it,
+// from prior, and where it is now) while ours says it still is runaway's;
+// noun names it in the error, what in the plan.
+func deleteOwnFile(path string, prior *InstalledFile, ours func([]byte) bool, noun, what string) (Edits, error) {
+	paths := []string{path}
+	if prior != nil && filepath.Clean(prior.Path) != filepath.Clean(path) {
+		paths = append([]string{prior.Path}, paths...)
+	}
+	var edits Edits
+	for _, path := range paths {
+		snap, err := configs.ReadSnapshot(path)
+		if err != nil {
+			return nil, err
+		}
+		if !snap.Exists {
+			continue
+		}
+		if !ours(snap.Data) {
+			return nil, fmt.Errorf("%s is not %s any more; nothing was removed (delete it yourself if it is not yours)", ownfiles.Tilde(path), noun)
+		}
+		if err := snap.Writable(); err != nil {
+			return nil, err
+		}
+		edits = append(edits, &deleteEdit{fileChange{path: path, before: snap.Data, delete: true, snap: snap}, what})
+	}
+	return edits, nil
 }
